@@ -1,0 +1,108 @@
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import { basename, join, relative, resolve } from "node:path";
+import { confirm, input, select } from "@inquirer/prompts";
+import { UserError } from "../errors.ts";
+import { DATABASES, PROJECT_NAME, type Database } from "../manifest/schema.ts";
+import { render } from "../templates.ts";
+
+export interface InitOptions {
+  name?: string;
+  db?: string;
+  yes?: boolean;
+  force?: boolean;
+  ai?: string;
+}
+
+interface InitAnswers {
+  project: string;
+  database: Database;
+  example: boolean;
+}
+
+/** A fresh API signature key: 32 random bytes, base64url. */
+export function newSignatureKey(): string {
+  return randomBytes(32).toString("base64url");
+}
+
+export function defaultDatabaseUrl(database: Database, project: string): string {
+  return database === "sqlite" ? "file:./data.db" : `postgresql://postgres@localhost:5432/${project.replace(/-/g, "_")}`;
+}
+
+export async function init(dir: string, options: InitOptions, interactive: boolean): Promise<string[]> {
+  if (options.ai !== undefined) throw new UserError("init --ai: the AI generator is not implemented yet");
+  const target = resolve(dir);
+  const manifestPath = join(target, "tablegen.yaml");
+  const envPath = join(target, ".env");
+  if (!options.force) {
+    for (const path of [manifestPath, envPath]) {
+      if (existsSync(path)) throw new UserError(`${relative(process.cwd(), path) || path} already exists; use --force to overwrite it`);
+    }
+  }
+  const answers = options.yes || !interactive ? defaults(target, options) : await ask(target, options);
+
+  await mkdir(target, { recursive: true });
+  const files: [string, string][] = [
+    [manifestPath, render("init/tablegen.yaml.hbs", answers)],
+    [envPath, `API_SIGNATURE_KEY=${newSignatureKey()}\nDATABASE_URL="${defaultDatabaseUrl(answers.database, answers.project)}"\n`],
+  ];
+  const gitignore = join(target, ".gitignore");
+  if (!existsSync(gitignore)) files.push([gitignore, render("init/gitignore.hbs", {})]);
+  for (const [path, content] of files) await writeFile(path, content, { mode: path === envPath ? 0o600 : 0o644 });
+  return files.map(([path]) => path);
+}
+
+function defaults(target: string, options: InitOptions): InitAnswers {
+  const project = options.name ?? projectNameFrom(basename(target));
+  checkProjectName(project);
+  return { project, database: databaseOption(options.db), example: true };
+}
+
+async function ask(target: string, options: InitOptions): Promise<InitAnswers> {
+  const project =
+    options.name ??
+    (await input({
+      message: "Project name (the first segment of every URL)",
+      default: projectNameFrom(basename(target)),
+      validate: (value) => PROJECT_NAME.test(value) || "a lowercase letter, then lowercase letters, digits or dashes",
+    }));
+  checkProjectName(project);
+  const database =
+    options.db !== undefined
+      ? databaseOption(options.db)
+      : await select<Database>({
+          message: "Database",
+          choices: [
+            { name: "SQLite (a file, nothing to install)", value: "sqlite" },
+            { name: "PostgreSQL", value: "postgresql" },
+          ],
+        });
+  const example = await confirm({ message: "Start from the example tables (authors, books and a query)?", default: true });
+  return { project, database, example };
+}
+
+function databaseOption(value: string | undefined): Database {
+  if (value === undefined) return "sqlite";
+  if (!(DATABASES as readonly string[]).includes(value)) {
+    throw new UserError(`--db must be one of ${DATABASES.join(", ")}, not "${value}"`);
+  }
+  return value as Database;
+}
+
+function checkProjectName(name: string): void {
+  if (!PROJECT_NAME.test(name)) {
+    throw new UserError(`"${name}" is not a valid project name: a lowercase letter, then lowercase letters, digits or dashes`);
+  }
+}
+
+/** A project name derived from a directory name: `My App` → `my-app`. */
+export function projectNameFrom(dirName: string): string {
+  const name = dirName
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, "-")
+    .replace(/^[^a-z]+/, "")
+    .replace(/-+$/, "")
+    .slice(0, 63);
+  return name || "app";
+}

@@ -1,0 +1,94 @@
+import type { Model } from "../model/types.ts";
+import { render, staticFile } from "../templates.ts";
+import { fileTree, type FileTree } from "../tree/file-tree.ts";
+import { queryNames, tableNames } from "./names.ts";
+import { emitEnvExample, emitPackageJson, emitStoredKinds } from "./project.ts";
+import { emitPrismaSchema } from "./prisma-schema.ts";
+import { emitQuery } from "./queries.ts";
+import { emitReadme } from "./readme.ts";
+import { emitSqliteTable, emitTableSchemas } from "./tables.ts";
+
+/** Files copied as they are, by their path in the generated server and in `templates/server/`. */
+const SHARED_FILES: Record<string, string> = {
+  ".gitignore": "gitignore",
+  "tsconfig.json": "tsconfig.json",
+  "tsconfig.build.json": "tsconfig.build.json",
+  "src/app.ts": "src/app.ts",
+  "src/env.ts": "src/env.ts",
+  "src/server.ts": "src/server.ts",
+  "src/http/auth.ts": "src/http/auth.ts",
+  "src/http/envelope.ts": "src/http/envelope.ts",
+  "src/http/errors.ts": "src/http/errors.ts",
+  "src/http/formats.ts": "src/http/formats.ts",
+  "src/http/ids.ts": "src/http/ids.ts",
+  "src/http/methods.ts": "src/http/methods.ts",
+  "src/http/validation.ts": "src/http/validation.ts",
+};
+
+const SQLITE_FILES: Record<string, string> = {
+  "prisma.config.ts": "sqlite/prisma.config.ts",
+  "src/constraints.ts": "sqlite/constraints.ts",
+  "src/db.ts": "sqlite/db.ts",
+  "src/prisma.ts": "sqlite/prisma.ts",
+  "src/query.ts": "sqlite/query.ts",
+  "src/values.ts": "sqlite/values.ts",
+  "src/wal.ts": "sqlite/wal.ts",
+};
+
+export interface EmitOptions {
+  /** The manifest's file name, as the generated README names it. */
+  manifestName: string;
+}
+
+/** The whole generated server for a model, in memory. A pure function of its inputs. */
+export function emitServer(model: Model, options: EmitOptions): FileTree {
+  if (model.database !== "sqlite") throw new Error(`database ${model.database} is not supported yet`);
+  const files: [string, string][] = [];
+  const add = (path: string, content: string) => files.push([path, content]);
+
+  for (const [path, template] of Object.entries({ ...SHARED_FILES, ...SQLITE_FILES })) add(path, staticFile(`server/${template}`));
+  add("package.json", emitPackageJson(model));
+  add("README.md", emitReadme(model, options.manifestName));
+  add(".env.example", emitEnvExample(model));
+  add("prisma/schema.prisma", emitPrismaSchema(model));
+  add("src/config.ts", render("server/src/config.ts.hbs", { defaultDatabaseUrl: "file:./data.db" }));
+  add("src/columns.ts", emitStoredKinds(model));
+  add("src/store.ts", emitStore(model));
+  add("src/routes/index.ts", render("server/routes-index.ts.hbs", { project: model.project, versions: model.versions }));
+
+  for (const table of model.tables) {
+    add(`src/schemas/${table.name}.ts`, emitTableSchemas(table, model));
+    add(`src/tables/${table.name}.ts`, emitSqliteTable(table, model));
+    for (const version of table.versions) {
+      add(`src/routes/${version}/${table.name}.ts`, render("server/table/routes.ts.hbs", { ...tableNames(table.name), version, project: model.project }));
+    }
+  }
+  for (const query of model.queries) add(`src/queries/${query.name}.ts`, emitQuery(query, model));
+  for (const version of model.versions) add(`src/routes/${version}/index.ts`, emitVersion(model, version));
+  return fileTree(files);
+}
+
+function emitStore(model: Model): string {
+  return render("server/store.ts.hbs", {
+    imports: [
+      ...model.tables.map((table) => `import { ${tableNames(table.name).factory} } from "./tables/${table.name}.js";`),
+      ...model.queries.map((query) => `import { ${queryNames(query.name).factory} } from "./queries/${query.name}.js";`),
+    ],
+    tables: model.tables.map((table) => `${table.name}: ${tableNames(table.name).factory}(db),`),
+    queries: model.queries.map((query) => `${query.name}: ${queryNames(query.name).factory}(db),`),
+  });
+}
+
+function emitVersion(model: Model, version: string): string {
+  const tables = model.tables.filter((table) => table.versions.includes(version));
+  const queries = model.queries.filter((query) => query.versions.includes(version));
+  return render("server/routes-version.ts.hbs", {
+    version,
+    imports: [
+      ...tables.map((table) => `import { ${tableNames(table.name).routes} } from "./${table.name}.js";`),
+      ...queries.map((query) => `import { ${queryNames(query.name).routes} } from "../../queries/${query.name}.js";`),
+    ],
+    tables: tables.map((table) => ({ table: table.name, routes: tableNames(table.name).routes })),
+    queries: queries.map((query) => ({ query: query.name, routes: queryNames(query.name).routes })),
+  });
+}

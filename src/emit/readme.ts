@@ -1,0 +1,46 @@
+import type { Field, Model } from "../model/types.ts";
+import { render } from "../templates.ts";
+
+const SAMPLES: Record<string, unknown> = {
+  NUMBER: 1,
+  TEXT: "text",
+  EMAIL: "ada@example.com",
+  PHONE: "+1 555 0100",
+  PARAGRAPH: "Some longer text.",
+  BOOLEAN: true,
+  DATETIME: "2024-01-31T12:00:00Z",
+};
+const SAMPLE_UUID = "0b9f3c1e-8a57-4c1f-9d4e-2f6a7b8c9d0e";
+
+function sample(field: Field): unknown {
+  return field.kind === "uuid" ? SAMPLE_UUID : SAMPLES[field.type];
+}
+
+/** The generated server's README: how to run it and a curl example for every endpoint. */
+export function emitReadme(model: Model, manifest: string): string {
+  return render("server/README.md.hbs", {
+    project: model.project,
+    manifest,
+    sqlite: model.database === "sqlite",
+    tables: model.tables.map((table) => ({
+      name: table.name,
+      versions: table.versions.join(", "),
+      version: table.versions[0],
+      fields: ["id", ...table.fields.map((field) => `${field.name} (${field.type}${field.required ? ", required" : ""})`)].join(", "),
+      sampleId: table.id === "uuid" ? SAMPLE_UUID : 1,
+      sampleBody: JSON.stringify(
+        Object.fromEntries(table.fields.filter((field) => field.required).map((field) => [field.name, sample(field)])),
+      ),
+    })),
+    queries: model.queries.map((query) => ({
+      name: query.name,
+      versions: query.versions.join(", "),
+      version: query.versions[0],
+      params: query.params.map((param) => `${param.name} (${param.type})`).join(", "),
+      query:
+        query.params.length > 0
+          ? "?" + query.params.map((param) => `${param.name}=${encodeURIComponent(String(param.kind === "uuid" ? SAMPLE_UUID : SAMPLES[param.type]))}`).join("&")
+          : "",
+    })),
+  });
+}

@@ -1,0 +1,87 @@
+/**
+ * A small lexical reading of a custom query's SQL: enough to find its `:name` parameters and to
+ * tell whether it is one read-only statement, without being fooled by strings, quoted names,
+ * comments or PostgreSQL `::` casts.
+ */
+export interface SqlReading {
+  /** Parameter names in order of first use. */
+  params: string[];
+  /** Upper-cased bare words outside strings, quoted names and comments. */
+  keywords: string[];
+  /** Number of statements (text separated by `;`, ignoring empty ones). */
+  statements: number;
+}
+
+const WRITE_KEYWORDS = new Set([
+  "INSERT", "UPDATE", "DELETE", "MERGE", "UPSERT", "CREATE", "DROP", "ALTER", "TRUNCATE",
+  "ATTACH", "DETACH", "PRAGMA", "VACUUM", "REINDEX", "GRANT", "REVOKE", "COPY", "CALL", "DO", "LOCK",
+  "SET", "INTO",
+]);
+
+export function readSql(sql: string): SqlReading {
+  const params: string[] = [];
+  const keywords: string[] = [];
+  let statements = 0;
+  let statementHasContent = false;
+  let i = 0;
+  while (i < sql.length) {
+    const c = sql[i]!;
+    const next = sql[i + 1];
+    if (c === "-" && next === "-") {
+      i = indexAfter(sql, "\n", i + 2);
+    } else if (c === "/" && next === "*") {
+      i = indexAfter(sql, "*/", i + 2);
+    } else if (c === "'" || c === '"' || c === "`") {
+      i = endOfQuoted(sql, c, i + 1);
+      statementHasContent = true;
+    } else if (c === ";") {
+      if (statementHasContent) statements++;
+      statementHasContent = false;
+      i++;
+    } else if (c === ":" && next === ":") {
+      i += 2;
+    } else if (c === ":" && next !== undefined && /[A-Za-z_]/.test(next)) {
+      const name = /^[A-Za-z_][A-Za-z0-9_]*/.exec(sql.slice(i + 1))![0];
+      if (!params.includes(name)) params.push(name);
+      statementHasContent = true;
+      i += 1 + name.length;
+    } else if (/[A-Za-z_]/.test(c)) {
+      const word = /^[A-Za-z_][A-Za-z0-9_$]*/.exec(sql.slice(i))![0];
+      keywords.push(word.toUpperCase());
+      statementHasContent = true;
+      i += word.length;
+    } else {
+      if (!/\s/.test(c)) statementHasContent = true;
+      i++;
+    }
+  }
+  if (statementHasContent) statements++;
+  return { params, keywords, statements };
+}
+
+/** Why the SQL is not a single read-only SELECT/WITH statement, or undefined when it is. */
+export function readOnlyProblem(reading: SqlReading): string | undefined {
+  if (reading.statements === 0) return "is empty";
+  if (reading.statements > 1) return "must be a single statement";
+  const first = reading.keywords[0];
+  if (first !== "SELECT" && first !== "WITH") return "must be a SELECT or WITH statement";
+  const write = reading.keywords.find((word) => WRITE_KEYWORDS.has(word));
+  if (write) return `must be read-only (it uses ${write})`;
+  return undefined;
+}
+
+function indexAfter(text: string, end: string, from: number): number {
+  const at = text.indexOf(end, from);
+  return at === -1 ? text.length : at + end.length;
+}
+
+function endOfQuoted(text: string, quote: string, from: number): number {
+  let i = from;
+  while (i < text.length) {
+    if (text[i] === quote) {
+      if (text[i + 1] === quote) i += 2;
+      else return i + 1;
+    } else i++;
+  }
+  return i;
+}

@@ -1,0 +1,129 @@
+import type { FieldType, RawFieldObject, RawManifest, RawTable } from "../manifest/schema.ts";
+import { pascalCase } from "../manifest/validate.ts";
+import type { Field, FieldDefault, Model, PrismaScalar, Query, Reference, Relation, Table, ValueKind } from "./types.ts";
+
+/** Default maxLength of text-like types (CONTRACT.md §2); PARAGRAPH is unlimited. */
+export const DEFAULT_MAX_LENGTH: Partial<Record<FieldType, number>> = { TEXT: 255, EMAIL: 254, PHONE: 32 };
+
+const PRISMA_TYPES: Record<ValueKind, PrismaScalar> = {
+  float: "Float",
+  integer: "Int",
+  uuid: "String",
+  text: "String",
+  boolean: "Boolean",
+  datetime: "DateTime",
+};
+
+/** Turns a validated manifest into the model the emitters read. */
+export function buildModel(manifest: RawManifest): Model {
+  const versions = manifest.versions ?? ["v1"];
+  const rawTables = Object.entries(manifest.tables);
+  const idKinds = new Map(rawTables.map(([name, table]) => [name, table.id ?? "number"]));
+
+  const tables: Table[] = rawTables.map(([name, table]) => ({
+    name,
+    modelName: pascalCase(name),
+    ...(table.renamedFrom !== undefined && { renamedFrom: table.renamedFrom }),
+    id: table.id ?? "number",
+    versions: table.versions ?? versions,
+    fields: Object.entries(table.fields).map(([fieldName, spec]) =>
+      buildField(fieldName, typeof spec === "string" ? { type: spec } : spec, idKinds),
+    ),
+    referencedBy: [],
+  }));
+
+  nameRelations(tables, rawTables);
+
+  const queries: Query[] = Object.entries(manifest.queries ?? {}).map(([name, query]) => ({
+    name,
+    versions: query.versions ?? versions,
+    params: Object.entries(query.params ?? {}).map(([paramName, type]) => ({ name: paramName, type, kind: valueKind(type, false) })),
+    sql: query.sql.trim().replace(/;\s*$/, ""),
+  }));
+
+  return { project: manifest.project, database: manifest.database ?? "sqlite", versions, tables, queries };
+}
+
+function buildField(name: string, spec: RawFieldObject, idKinds: Map<string, string>): Field {
+  const referencesUuid = spec.references !== undefined && idKinds.get(spec.references) === "uuid";
+  const kind = referencesUuid ? "uuid" : valueKind(spec.type, spec.integer === true || spec.references !== undefined);
+  const maxLength = spec.maxLength ?? DEFAULT_MAX_LENGTH[spec.type];
+  return {
+    name,
+    type: spec.type,
+    kind,
+    prismaType: PRISMA_TYPES[kind],
+    required: spec.required === true,
+    unique: spec.unique === true,
+    ...(spec.default !== undefined && { default: fieldDefault(spec.default) }),
+    ...(maxLength !== undefined && { maxLength }),
+    ...(spec.renamedFrom !== undefined && { renamedFrom: spec.renamedFrom }),
+  };
+}
+
+function fieldDefault(value: string | number | boolean): FieldDefault {
+  return value === "now" ? { kind: "now" } : { kind: "value", value };
+}
+
+export function valueKind(type: FieldType, integer: boolean): ValueKind {
+  switch (type) {
+    case "NUMBER":
+      return integer ? "integer" : "float";
+    case "BOOLEAN":
+      return "boolean";
+    case "DATETIME":
+      return "datetime";
+    default:
+      return "text";
+  }
+}
+
+/**
+ * Gives every reference its Prisma relation fields. A relation field is named after the column
+ * without its `_id` suffix (`user_id` → `user`); the back-relation after the referring table.
+ * Names that would collide are made unique, and relations between the same pair of models named.
+ */
+function nameRelations(tables: Table[], rawTables: [string, RawTable][]): void {
+  const byName = new Map(tables.map((table) => [table.name, table]));
+  const taken = new Map(tables.map((table) => [table.name, new Set(["id", ...table.fields.map((field) => field.name)])]));
+  const pairCounts = new Map<string, number>();
+  for (const [tableName, raw] of rawTables) {
+    for (const spec of Object.values(raw.fields)) {
+      if (typeof spec !== "string" && spec.references) {
+        const key = `${tableName}>${spec.references}`;
+        pairCounts.set(key, (pairCounts.get(key) ?? 0) + 1);
+      }
+    }
+  }
+
+  for (const [tableName, raw] of rawTables) {
+    const table = byName.get(tableName)!;
+    for (const field of table.fields) {
+      const spec = raw.fields[field.name]!;
+      if (typeof spec === "string" || spec.references === undefined) continue;
+      const target = byName.get(spec.references)!;
+      const shared = (pairCounts.get(`${tableName}>${target.name}`) ?? 0) > 1 || target === table;
+      const base = field.name.endsWith("_id") && field.name.length > 3 ? field.name.slice(0, -3) : `${field.name}_ref`;
+      const fieldName = unique(base, taken.get(tableName)!);
+      const backBase = shared ? `${tableName}_by_${field.name}` : tableName;
+      const backFieldName = unique(backBase, taken.get(target.name)!);
+      const relation: Relation = {
+        table: target.name,
+        onDelete: spec.onDelete ?? "restrict",
+        fieldName,
+        backFieldName,
+        ...(shared && { relationName: `${tableName}_${field.name}` }),
+      };
+      field.relation = relation;
+      const reference: Reference = { table: tableName, field: field.name, onDelete: relation.onDelete };
+      target.referencedBy.push(reference);
+    }
+  }
+}
+
+function unique(base: string, taken: Set<string>): string {
+  let name = base;
+  for (let n = 2; taken.has(name); n++) name = `${base}_${n}`;
+  taken.add(name);
+  return name;
+}

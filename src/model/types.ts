@@ -1,0 +1,79 @@
+import type { Database, FieldType, OnDelete } from "../manifest/schema.ts";
+
+/**
+ * The typed intermediate model: a validated manifest with every reference resolved, every
+ * default filled in and every storage decision made. Emitters read only this.
+ */
+export interface Model {
+  project: string;
+  database: Database;
+  versions: string[];
+  tables: Table[];
+  queries: Query[];
+}
+
+export type IdKind = "number" | "uuid";
+
+/** How a value is held and exchanged: decides the JSON Schema, the Prisma type and the SQL. */
+export type ValueKind = "float" | "integer" | "uuid" | "text" | "boolean" | "datetime";
+
+export type PrismaScalar = "Int" | "Float" | "String" | "Boolean" | "DateTime";
+
+export interface Table {
+  name: string;
+  /** PascalCase name of the Prisma model, mapped to `name` with @@map. */
+  modelName: string;
+  renamedFrom?: string;
+  id: IdKind;
+  versions: string[];
+  fields: Field[];
+  /** Fields of other tables (or this one) that refer to this table's id. */
+  referencedBy: Reference[];
+}
+
+export type FieldDefault = { kind: "now" } | { kind: "value"; value: string | number | boolean };
+
+export interface Field {
+  name: string;
+  type: FieldType;
+  kind: ValueKind;
+  prismaType: PrismaScalar;
+  required: boolean;
+  unique: boolean;
+  default?: FieldDefault;
+  /** Longest accepted text, in characters; absent when unlimited or not text. */
+  maxLength?: number;
+  renamedFrom?: string;
+  relation?: Relation;
+}
+
+export interface Relation {
+  /** The referenced table. */
+  table: string;
+  onDelete: OnDelete;
+  /** Name of the Prisma relation field on the referring model. */
+  fieldName: string;
+  /** Name of the Prisma back-relation field on the referenced model. */
+  backFieldName: string;
+  /** Set when two relations join the same pair of models and Prisma needs them named. */
+  relationName?: string;
+}
+
+export interface Reference {
+  table: string;
+  field: string;
+  onDelete: OnDelete;
+}
+
+export interface Query {
+  name: string;
+  versions: string[];
+  params: QueryParam[];
+  sql: string;
+}
+
+export interface QueryParam {
+  name: string;
+  type: FieldType;
+  kind: ValueKind;
+}

@@ -1,0 +1,12 @@
+import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
+import { defineConfig } from "prisma/config";
+
+// The Prisma configuration tablegen runs `prisma migrate diff` with: schema-to-schema diffs need no
+// database, but Prisma's offline (JS engine) mode needs an adapter, so an in-memory one is given.
+export default defineConfig({
+  engine: "js",
+  experimental: { adapter: true },
+  async adapter() {
+    return new PrismaBetterSQLite3({ url: ":memory:" });
+  },
+});
