@@ -33,6 +33,13 @@ function binding(param: QueryParam): string {
   }
 }
 
+const WIDTH = 120;
+
+/** A statement on one line when it fits the formatter's width at that indent, else broken. */
+function fit(line: string, indent: number, broken: (line: string) => string): string {
+  return indent + line.length <= WIDTH ? line : broken(line);
+}
+
 /** `src/queries/<query>.ts`: the statement, its parameters' schema and its route. */
 export function emitQuery(query: Query, model: Model): string {
   const usesDateTime = query.params.some((param) => param.kind === "datetime");
@@ -45,7 +52,14 @@ export function emitQuery(query: Query, model: Model): string {
     paramTypes: query.params.map((param) => `${param.name}: string;`),
     paramSchemas: query.params.map((param) => `${param.name}: ${paramSchema(param)},`),
     required: query.params.map((param) => `"${param.name}"`).join(", "),
-    paramsArg: query.params.length > 0 ? "params" : "_params",
-    bindings: query.params.map(binding).join(", "),
+    runner:
+      query.params.length > 0
+        ? fit(`(params: Params) => run({ ${query.params.map(binding).join(", ")} })`, 9, (line) => line.replace("=> ", "=>\n    "))
+        : "(_params: Params) => run({})",
+    route: fit(
+      `app.get<{ Querystring: Params }>("/${query.name}", { schema }, async (request) => found(query(request.query)));`,
+      2,
+      (line) => line.replace("async (request) => found(", "async (request) =>\n    found(").replace(/\)\);$/, "),\n  );"),
+    ),
   });
 }

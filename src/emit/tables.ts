@@ -70,8 +70,8 @@ export function emitSqliteTable(table: Table, model: Model): string {
   }
   const imports = [
     table.id === "uuid" ? 'import { randomUUID } from "node:crypto";' : undefined,
-    'import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck, type StoredValues } from "../constraints.js";',
-    'import type { Db } from "../db.js";',
+    'import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } from "../constraints.js";',
+    'import type { Db, StoredValues } from "../db.js";',
     `import { ${table.id === "uuid" ? "uuidId" : "numberId"} } from "../http/ids.js";`,
     `import type { ${names.input}, ${names.record} } from "../schemas/${table.name}.js";`,
     valueHelpers.size > 0 ? `import { ${[...valueHelpers].sort().join(", ")} } from "../values.js";` : undefined,

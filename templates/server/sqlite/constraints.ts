@@ -14,9 +14,6 @@ export interface ReferrerCheck {
   holds: Database.Statement<[unknown]>;
 }
 
-/** Stored values bound to a statement's named parameters. */
-export type StoredValues = Record<string, string | number | null>;
-
 /**
  * Translates a constraint error of an insert or update into the contract's answer. SQLite does not
  * say which reference failed, so after a foreign-key error the references given are looked up.
@@ -29,15 +26,20 @@ export function writeFailure(error: unknown, values: object, references: Referen
   }
   if (error.code === "SQLITE_CONSTRAINT_FOREIGNKEY") {
     const given = values as Record<string, unknown>;
-    const missing = references.filter(({ field, exists }) => given[field] != null && exists.get(given[field]) === undefined);
+    const missing = references.filter(
+      ({ field, exists }) => given[field] != null && exists.get(given[field]) === undefined,
+    );
     if (missing.length > 0) return invalid(missing.map(({ field, table }) => `${field} refers to no ${table} record`));
   }
   return error;
 }
 
+/** SQLite reports ON DELETE RESTRICT as a trigger constraint, and a deferred check as a foreign key. */
+const DELETE_REFUSALS = new Set(["SQLITE_CONSTRAINT_TRIGGER", "SQLITE_CONSTRAINT_FOREIGNKEY"]);
+
 /** Translates the foreign-key error of a restricted delete into 409, naming the referring tables. */
 export function deleteFailure(error: unknown, id: unknown, referrers: ReferrerCheck[]): unknown {
-  if (!(error instanceof Database.SqliteError) || error.code !== "SQLITE_CONSTRAINT_FOREIGNKEY") return error;
+  if (!(error instanceof Database.SqliteError) || !DELETE_REFUSALS.has(error.code)) return error;
   const tables = [...new Set(referrers.filter(({ holds }) => holds.get(id) !== undefined).map(({ table }) => table))];
   return new Failure(409, `Record is referenced by ${tables.length > 0 ? tables.join(", ") : "other records"}`);
 }

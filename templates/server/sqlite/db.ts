@@ -2,6 +2,9 @@ import Database from "better-sqlite3";
 
 export type Db = Database.Database;
 
+/** Stored values bound to a statement's named parameters. */
+export type StoredValues = Record<string, string | number | null>;
+
 /**
  * Opens the migrated SQLite database. WAL mode is set once, by `npm run migrate`; each
  * connection turns on foreign keys, relaxed syncing (safe under WAL) and a busy timeout.

@@ -18,7 +18,14 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
     bodyLimit: config.bodyLimit,
     routerOptions: { ignoreTrailingSlash: true },
     ajv: {
-      customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: false, verbose: true, formats },
+      customOptions: {
+        allErrors: true,
+        coerceTypes: false,
+        removeAdditional: false,
+        useDefaults: false,
+        verbose: true,
+        formats,
+      },
     },
   }) as unknown as FastifyInstance;
 

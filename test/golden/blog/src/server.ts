@@ -1,0 +1,27 @@
+import { buildApp } from "./app.js";
+import { ConfigError, loadConfig } from "./config.js";
+import { openDatabase } from "./db.js";
+import { loadEnvFile } from "./env.js";
+
+loadEnvFile();
+
+try {
+  const config = loadConfig();
+  const db = openDatabase(config.databaseUrl);
+  const app = await buildApp(config, db);
+
+  const shutdown = async (signal: string) => {
+    app.log.info(`${signal} received: finishing in-flight requests`);
+    await app.close();
+    db.close();
+  };
+  process.once("SIGTERM", shutdown);
+  process.once("SIGINT", shutdown);
+
+  const address = await app.listen({ host: config.host, port: config.port });
+  console.log(`Listening on ${address}`);
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  console.error(`Cannot start: ${error.message}`);
+  process.exitCode = 1;
+}

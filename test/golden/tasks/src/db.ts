@@ -1,0 +1,24 @@
+import Database from "better-sqlite3";
+
+export type Db = Database.Database;
+
+/** Stored values bound to a statement's named parameters. */
+export type StoredValues = Record<string, string | number | null>;
+
+/**
+ * Opens the migrated SQLite database. WAL mode is set once, by `npm run migrate`; each
+ * connection turns on foreign keys, relaxed syncing (safe under WAL) and a busy timeout.
+ */
+export function openDatabase(url: string): Db {
+  const file = sqliteFile(url);
+  const db = new Database(file, { fileMustExist: true });
+  db.pragma("foreign_keys = ON");
+  db.pragma("synchronous = NORMAL");
+  db.pragma("busy_timeout = 5000");
+  return db;
+}
+
+export function sqliteFile(url: string): string {
+  if (!url.startsWith("file:")) throw new Error(`DATABASE_URL must be a file: URL for SQLite, not "${url}"`);
+  return url.slice("file:".length);
+}

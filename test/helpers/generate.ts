@@ -1,0 +1,37 @@
+import { mkdir, mkdtemp } from "node:fs/promises";
+import { basename, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { emitServer } from "../../src/emit/index.ts";
+import { readModel } from "../../src/manifest/index.ts";
+import type { Model } from "../../src/model/types.ts";
+import { writeInitialMigration } from "../../src/migrations.ts";
+import { writeTree } from "../../src/tree/writer.ts";
+import type { FileTree } from "../../src/tree/file-tree.ts";
+
+export const REPO = fileURLToPath(new URL("../../", import.meta.url));
+export const EXAMPLES = join(REPO, "examples");
+
+export async function exampleTree(name: string): Promise<{ model: Model; tree: FileTree }> {
+  const manifest = join(EXAMPLES, `${name}.yaml`);
+  const model = await readModel(manifest);
+  return { model, tree: emitServer(model, { manifestName: basename(manifest) }) };
+}
+
+/**
+ * A scratch directory inside the repository (ignored by git), so that generated servers resolve
+ * their dependencies from the repository's node_modules, as a user's would after `npm install`.
+ */
+export async function scratchDir(prefix: string): Promise<string> {
+  const root = join(REPO, ".tmp");
+  await mkdir(root, { recursive: true });
+  return mkdtemp(join(root, `${prefix}-`));
+}
+
+/** Generates an example into a fresh scratch directory, with its first migration. */
+export async function generateExample(name: string): Promise<{ dir: string; model: Model }> {
+  const { model, tree } = await exampleTree(name);
+  const dir = await scratchDir(name);
+  await writeTree(dir, tree);
+  await writeInitialMigration(dir, model);
+  return { dir, model };
+}
