@@ -27,7 +27,7 @@ export function emitPackageJson(model: Model): string {
     type: "module",
     engines: { node: ">=20.12" },
     scripts: {
-      start: "tsx src/server.ts",
+      start: "node --import tsx src/server.ts",
       migrate: "prisma migrate deploy && tsx src/wal.ts",
       build: "prisma generate && tsc -p tsconfig.build.json",
       "start:prod": "node dist/server.js",

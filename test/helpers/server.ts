@@ -1,9 +1,6 @@
 import { once } from "node:events";
-import { join } from "node:path";
 import { execa, type ResultPromise } from "execa";
-import { REPO } from "./generate.ts";
 
-const TSX = join(REPO, "node_modules", "tsx", "dist", "cli.mjs");
 
 export interface RunningServer {
   url: string;
@@ -17,9 +14,13 @@ export async function migrate(dir: string, env: Record<string, string>): Promise
   await execa("npm", ["run", "--silent", "migrate"], { cwd: dir, env });
 }
 
+/** The command of the generated server's `npm start`, without npm in between. */
+export const START = [process.execPath, "--import", "tsx", "src/server.ts"] as const;
+
 /** Starts a generated server (as `npm start` does) on a free port; resolves once it listens. */
 export async function startServer(dir: string, env: Record<string, string>): Promise<RunningServer> {
-  const child = execa(process.execPath, [TSX, "src/server.ts"], {
+  const [node, ...args] = START;
+  const child = execa(node, args, {
     cwd: dir,
     env: { HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "warn", ...env },
     reject: false,
@@ -40,7 +41,7 @@ export async function startServer(dir: string, env: Record<string, string>): Pro
     process: child,
     output: () => output,
     stop: async () => {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill("SIGTERM");
       await once(child, "exit");
     },

@@ -1,4 +1,6 @@
+import { existsSync } from "node:fs";
 import Database from "better-sqlite3";
+import { ConfigError } from "./config.js";
 
 export type Db = Database.Database;
 
@@ -11,7 +13,8 @@ export type StoredValues = Record<string, string | number | null>;
  */
 export function openDatabase(url: string): Db {
   const file = sqliteFile(url);
-  const db = new Database(file, { fileMustExist: true });
+  if (!existsSync(file)) throw new ConfigError(`the database "${file}" does not exist: run "npm run migrate" first`);
+  const db = new Database(file);
   db.pragma("foreign_keys = ON");
   db.pragma("synchronous = NORMAL");
   db.pragma("busy_timeout = 5000");
@@ -19,6 +22,6 @@ export function openDatabase(url: string): Db {
 }
 
 export function sqliteFile(url: string): string {
-  if (!url.startsWith("file:")) throw new Error(`DATABASE_URL must be a file: URL for SQLite, not "${url}"`);
+  if (!url.startsWith("file:")) throw new ConfigError(`DATABASE_URL must be a file: URL for SQLite, not "${url}"`);
   return url.slice("file:".length);
 }

@@ -12,7 +12,10 @@ try {
 
   const shutdown = async (signal: string) => {
     app.log.info(`${signal} received: finishing in-flight requests`);
+    // Keep-alive connections become idle as their last request finishes: close them as they do.
+    const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
     await app.close();
+    clearInterval(sweep);
     db.close();
   };
   process.once("SIGTERM", shutdown);

@@ -1,0 +1,250 @@
+import { execFileSync } from "node:child_process";
+import { once } from "node:events";
+import { request as httpRequest } from "node:http";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { execa } from "execa";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPO, generateExample } from "./helpers/generate.ts";
+import { client, failure } from "./helpers/http.ts";
+import { START, migrate, startServer, type RunningServer } from "./helpers/server.ts";
+
+// How the generated server runs: start-up checks, HTTPS, CORS, unexpected errors, shutdown,
+// WAL, and Prisma Client reading and writing the same rows as the generated routes.
+
+const KEY = "runtime-key";
+let dir: string;
+const servers: RunningServer[] = [];
+
+beforeAll(async () => {
+  ({ dir } = await generateExample("blog"));
+  await migrate(dir, { DATABASE_URL: "file:./runtime.db" });
+});
+
+afterAll(async () => {
+  await Promise.all(servers.map((server) => server.stop()));
+});
+
+async function start(env: Record<string, string> = {}): Promise<RunningServer> {
+  const server = await startServer(dir, { DATABASE_URL: "file:./runtime.db", API_SIGNATURE_KEY: KEY, ...env });
+  servers.push(server);
+  return server;
+}
+
+describe("start-up", () => {
+  it("refuses to start without an API signature key", async () => {
+    const result = await execa(START[0], START.slice(1), {
+      cwd: dir,
+      env: { DATABASE_URL: "file:./runtime.db", API_SIGNATURE_KEY: " , ", PORT: "0" },
+      reject: false,
+      timeout: 20_000,
+    });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain(
+      "API_SIGNATURE_KEY is not set: the server will not start without an API signature key",
+    );
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("refuses to start on a database that was never migrated", async () => {
+    const result = await execa(START[0], START.slice(1), {
+      cwd: dir,
+      env: { DATABASE_URL: "file:./missing.db", API_SIGNATURE_KEY: KEY, PORT: "0" },
+      reject: false,
+      timeout: 20_000,
+    });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('the database "./missing.db" does not exist: run "npm run migrate" first');
+  });
+
+  it("leaves the database in WAL mode after npm run migrate", () => {
+    const db = new Database(join(dir, "runtime.db"), { readonly: true });
+    expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
+    db.close();
+  });
+});
+
+describe("HTTPS", () => {
+  it("serves HTTPS when TLS_CERT_FILE and TLS_KEY_FILE are set", async () => {
+    const cert = join(dir, "cert.pem");
+    const key = join(dir, "key.pem");
+    execFileSync(
+      "openssl",
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        key,
+        "-out",
+        cert,
+        "-days",
+        "1",
+        "-subj",
+        "/CN=127.0.0.1",
+        "-addext",
+        "subjectAltName=IP:127.0.0.1",
+      ],
+      { stdio: "ignore" },
+    );
+    const server = await start({ TLS_CERT_FILE: cert, TLS_KEY_FILE: key });
+    expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    const previous = process.env.NODE_TLS_REJECT_UNAUTHORIZED;
+    process.env.NODE_TLS_REJECT_UNAUTHORIZED = "0";
+    try {
+      const answer = await client(`${server.url}/blog`, KEY).get("/users/v1/list");
+      expect(answer.status).toBe(200);
+      expect(answer.body).toMatchObject({ success: true, message: "Data found." });
+    } finally {
+      if (previous === undefined) delete process.env.NODE_TLS_REJECT_UNAUTHORIZED;
+      else process.env.NODE_TLS_REJECT_UNAUTHORIZED = previous;
+    }
+  });
+});
+
+describe("CORS", () => {
+  it("is off by default: no CORS headers, and a preflight needs the key like anything else", async () => {
+    const server = await start();
+    const preflight = await fetch(`${server.url}/blog/users/v1/list`, {
+      method: "OPTIONS",
+      headers: { origin: "https://app.example.com", "access-control-request-method": "GET" },
+    });
+    expect(preflight.status).toBe(401);
+    expect(preflight.headers.get("access-control-allow-origin")).toBeNull();
+  });
+
+  it("answers preflights without a key and marks responses for the allowed origins", async () => {
+    const server = await start({ CORS_ORIGINS: "https://app.example.com, https://admin.example.com" });
+    const preflight = await fetch(`${server.url}/blog/users/v1/create`, {
+      method: "OPTIONS",
+      headers: { origin: "https://admin.example.com", "access-control-request-method": "POST" },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe("https://admin.example.com");
+    const answer = await fetch(`${server.url}/blog/users/v1/list`, {
+      headers: { origin: "https://app.example.com", "x-api-signature": KEY },
+    });
+    expect(answer.headers.get("access-control-allow-origin")).toBe("https://app.example.com");
+    const stranger = await fetch(`${server.url}/blog/users/v1/list`, {
+      headers: { origin: "https://evil.example.com", "x-api-signature": KEY },
+    });
+    expect(stranger.headers.get("access-control-allow-origin")).toBeNull();
+  });
+});
+
+describe("unexpected errors", () => {
+  it("answer 500 with nothing but the envelope, and log the details", async () => {
+    await migrate(dir, { DATABASE_URL: "file:./broken.db" });
+    const server = await start({ LOG_LEVEL: "error", DATABASE_URL: "file:./broken.db" });
+    const db = new Database(join(dir, "broken.db"));
+    db.exec('DROP TABLE "comments"');
+    db.close();
+    const answer = await client(`${server.url}/blog`, KEY).get("/comments/v2/list");
+    expect(answer.status).toBe(500);
+    expect(answer.body).toEqual(failure("Internal server error"));
+    expect(answer.text).not.toMatch(/comments|SQLITE|sqlite|at /);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(server.output()).toContain("no such table: comments");
+  });
+});
+
+describe("graceful shutdown", () => {
+  it("finishes a request in flight on SIGTERM, then exits", async () => {
+    const server = await start();
+    const { port } = new URL(server.url);
+    const body = JSON.stringify({ name: "Late", email: "late@example.com" });
+    const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const request = httpRequest(
+        {
+          host: "127.0.0.1",
+          port,
+          method: "POST",
+          path: "/blog/users/v1/create",
+          headers: { "x-api-signature": KEY, "content-type": "application/json", "content-length": body.length },
+        },
+        (response) => {
+          let text = "";
+          response.on("data", (chunk: Buffer) => (text += chunk.toString()));
+          response.on("end", () => resolve({ status: response.statusCode!, text }));
+        },
+      );
+      request.on("error", reject);
+      request.write(body.slice(0, 10));
+      setTimeout(() => {
+        server.process.kill("SIGTERM");
+        setTimeout(() => request.end(body.slice(10)), 300);
+      }, 300);
+    });
+    const { status, text } = await answer;
+    expect(status, text).toBe(201);
+    expect(JSON.parse(text)).toMatchObject({ success: true, data: { name: "Late" } });
+    const [code] = (await once(server.process, "exit")) as [number | null];
+    expect(code).toBe(0);
+  });
+});
+
+describe("Prisma Client on the same database", () => {
+  it("reads what the routes wrote, and the routes read what it wrote", async () => {
+    await execa(process.execPath, [join(REPO, "node_modules/prisma/build/index.js"), "generate"], {
+      cwd: dir,
+      env: { DATABASE_URL: "file:./runtime.db" },
+    });
+    const server = await start();
+    const api = client(`${server.url}/blog`, KEY);
+    const user = (
+      await api.post("/users/v1/create", {
+        name: "Routes",
+        email: "routes@example.com",
+        created_at: "2024-05-06T07:08:09+02:00",
+      })
+    ).body as { data: { id: number } };
+    const post = (await api.post("/posts/v1/create", { title: "From routes", user_id: user.data.id, published: true }))
+      .body as { data: { id: number } };
+
+    const previous = process.cwd();
+    process.chdir(dir);
+    process.env.DATABASE_URL = "file:./runtime.db";
+    try {
+      const { prisma } = await import(join(dir, "src/prisma.ts"));
+      const seen = await prisma.users.findUnique({ where: { id: user.data.id }, include: { posts: true } });
+      expect(seen.created_at.toISOString()).toBe("2024-05-06T05:08:09.000Z");
+      expect(seen.active).toBe(true);
+      expect(seen.posts.map((p: { id: number; published: boolean }) => [p.id, p.published])).toEqual([
+        [post.data.id, true],
+      ]);
+
+      const written = await prisma.users.create({
+        data: {
+          name: "Prisma",
+          email: "prisma@example.com",
+          active: false,
+          created_at: new Date("2023-01-02T03:04:05.678Z"),
+        },
+      });
+      const category = await prisma.categories.create({ data: { name: "From Prisma" } });
+      await prisma.$disconnect();
+
+      expect((await api.get(`/users/v1/show/${written.id}`)).body).toEqual({
+        success: true,
+        message: "Data found.",
+        data: {
+          id: written.id,
+          name: "Prisma",
+          email: "prisma@example.com",
+          phone: null,
+          bio: null,
+          active: false,
+          created_at: "2023-01-02T03:04:05Z",
+        },
+      });
+      expect(((await api.get(`/categories/v1/show/${category.id}`)).body as { data: unknown }).data).toEqual({
+        id: category.id,
+        name: "From Prisma",
+      });
+    } finally {
+      process.chdir(previous);
+    }
+  });
+});
