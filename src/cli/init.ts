@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
-import { basename, join, relative, resolve } from "node:path";
+import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import { basename, isAbsolute, join, relative, resolve } from "node:path";
 import { confirm, input, select } from "@inquirer/prompts";
 import { UserError } from "../errors.ts";
 import { DATABASES, PROJECT_NAME, type Database } from "../manifest/schema.ts";
@@ -27,7 +27,9 @@ export function newSignatureKey(): string {
 }
 
 export function defaultDatabaseUrl(database: Database, project: string): string {
-  return database === "sqlite" ? "file:./data.db" : `postgresql://postgres@localhost:5432/${project.replace(/-/g, "_")}`;
+  return database === "sqlite"
+    ? "file:./data.db"
+    : `postgresql://postgres@localhost:5432/${project.replace(/-/g, "_")}`;
 }
 
 export async function init(dir: string, options: InitOptions, interactive: boolean): Promise<string[]> {
@@ -36,8 +38,8 @@ export async function init(dir: string, options: InitOptions, interactive: boole
   const manifestPath = join(target, "tablegen.yaml");
   const envPath = join(target, ".env");
   if (!options.force) {
-    for (const path of [manifestPath, envPath]) {
-      if (existsSync(path)) throw new UserError(`${relative(process.cwd(), path) || path} already exists; use --force to overwrite it`);
+    for (const path of [manifestPath, join(target, "tablegen.json"), envPath]) {
+      if (existsSync(path)) throw new UserError(`${shownPath(path)} already exists; use --force to overwrite it`);
     }
   }
   const answers = options.yes || !interactive ? defaults(target, options) : await ask(target, options);
@@ -45,12 +47,40 @@ export async function init(dir: string, options: InitOptions, interactive: boole
   await mkdir(target, { recursive: true });
   const files: [string, string][] = [
     [manifestPath, render("init/tablegen.yaml.hbs", answers)],
-    [envPath, `API_SIGNATURE_KEY=${newSignatureKey()}\nDATABASE_URL="${defaultDatabaseUrl(answers.database, answers.project)}"\n`],
+    [
+      envPath,
+      `API_SIGNATURE_KEY=${newSignatureKey()}\nDATABASE_URL="${defaultDatabaseUrl(answers.database, answers.project)}"\n`,
+    ],
   ];
-  const gitignore = join(target, ".gitignore");
-  if (!existsSync(gitignore)) files.push([gitignore, render("init/gitignore.hbs", {})]);
+  const gitignorePath = join(target, ".gitignore");
+  const gitignore = await gitignoreContent(gitignorePath);
+  if (gitignore !== undefined) files.push([gitignorePath, gitignore]);
   for (const [path, content] of files) await writeFile(path, content, { mode: path === envPath ? 0o600 : 0o644 });
+  // The key is a secret: an overwritten .env keeps its old mode otherwise.
+  await chmod(envPath, 0o600);
   return files.map(([path]) => path);
+}
+
+/**
+ * The `.gitignore` to write: the template when there is none, the existing one with the
+ * template's missing lines appended (so that `.env` is never committed), or undefined when it
+ * already has them all.
+ */
+async function gitignoreContent(path: string): Promise<string | undefined> {
+  const template = render("init/gitignore.hbs", {});
+  if (!existsSync(path)) return template;
+  const existing = await readFile(path, "utf8");
+  const present = new Set(existing.split(/\r?\n/).map((line) => line.trim()));
+  const missing = template.split("\n").filter((line) => line !== "" && !present.has(line));
+  if (missing.length === 0) return undefined;
+  const separator = existing === "" || existing.endsWith("\n") ? "" : "\n";
+  return `${existing}${separator}${missing.join("\n")}\n`;
+}
+
+/** A path as the user will recognise it: relative to the working directory when inside it. */
+export function shownPath(path: string): string {
+  const shown = relative(process.cwd(), path);
+  return shown === "" || shown.startsWith("..") || isAbsolute(shown) ? path : shown;
 }
 
 function defaults(target: string, options: InitOptions): InitAnswers {
@@ -78,7 +108,10 @@ async function ask(target: string, options: InitOptions): Promise<InitAnswers> {
             { name: "PostgreSQL", value: "postgresql" },
           ],
         });
-  const example = await confirm({ message: "Start from the example tables (authors, books and a query)?", default: true });
+  const example = await confirm({
+    message: "Start from the example tables (authors, books and a query)?",
+    default: true,
+  });
   return { project, database, example };
 }
 
@@ -92,7 +125,9 @@ function databaseOption(value: string | undefined): Database {
 
 function checkProjectName(name: string): void {
   if (!PROJECT_NAME.test(name)) {
-    throw new UserError(`"${name}" is not a valid project name: a lowercase letter, then lowercase letters, digits or dashes`);
+    throw new UserError(
+      `--name: "${name}" is not a valid project name: a lowercase letter, then lowercase letters, digits or dashes, 63 characters at most`,
+    );
   }
 }
 

@@ -1,16 +1,29 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { Command, CommanderError, Option } from "commander";
 import { UserError } from "../errors.ts";
-import { init } from "./init.ts";
-import { generate } from "./generate.ts";
 
 const DEFAULT_MANIFEST = "tablegen.yaml";
 const DEFAULT_OUT = "server";
 
-function program(): Command {
+function version(): string {
+  const file = new URL("../../package.json", import.meta.url);
+  return (JSON.parse(readFileSync(file, "utf8")) as { version: string }).version;
+}
+
+/** The exit code an action asks for when it fails without throwing (generate --check). */
+interface Outcome {
+  exitCode: number;
+}
+
+function program(outcome: Outcome): Command {
   const cli = new Command("tablegen")
     .description("Generate a standalone REST server (Fastify, Prisma, SQLite or PostgreSQL) from a table manifest.")
+    .version(version(), "-V, --version", "print the version of tablegen")
     .option("--debug", "show stack traces of errors")
-    .showHelpAfterError()
+    // One clear line for a usage mistake, as for any other user error: not the whole help.
+    .configureOutput({ outputError: (message, write) => write(message.replace(/^error: /, "tablegen: ")) })
+    .showHelpAfterError("(add --help for usage)")
     .exitOverride();
 
   cli
@@ -23,9 +36,12 @@ function program(): Command {
     .option("-y, --yes", "use defaults instead of asking")
     .option("--force", "overwrite an existing tablegen.yaml or .env")
     .action(async (dir: string, options) => {
+      // Commands load their modules when they run, so that --help and usage errors answer fast.
+      const { init, shownPath } = await import("./init.ts");
       const written = await init(dir, options, Boolean(process.stdin.isTTY));
-      console.log(`Wrote ${written.map((path) => relativeToCwd(path)).join(", ")}`);
-      console.log("Next: tablegen generate && tablegen migrate, then npm start in the generated server.");
+      console.log(`Wrote ${written.map((path) => shownPath(path)).join(", ")}`);
+      const cd = resolve(dir) === process.cwd() ? "" : `cd ${shownPath(resolve(dir))} && `;
+      console.log(`Next: ${cd}tablegen generate && tablegen migrate, then npm start in the generated server.`);
     });
 
   cli
@@ -49,9 +65,10 @@ function program(): Command {
     .option("--out <dir>", "directory of the generated server", DEFAULT_OUT)
     .option("--check", "write nothing; exit 1 listing the files that differ from what the manifest generates")
     .action(async (options: { manifest: string; out: string; check?: boolean }) => {
+      const { generate } = await import("./generate.ts");
       const result = await generate(options);
       console.log(result.summary);
-      if (!result.ok) process.exitCode = 1;
+      if (!result.ok) outcome.exitCode = 1;
     });
 
   cli
@@ -69,17 +86,13 @@ function program(): Command {
   return cli;
 }
 
-function relativeToCwd(path: string): string {
-  const cwd = process.cwd() + "/";
-  return path.startsWith(cwd) ? path.slice(cwd.length) : path;
-}
-
-/** Runs the CLI; returns the exit code. */
+/** Runs the CLI (`argv` as in `process.argv`); returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
-  const cli = program();
+  const outcome: Outcome = { exitCode: 0 };
+  const cli = program(outcome);
   try {
     await cli.parseAsync(argv);
-    return Number(process.exitCode ?? 0);
+    return outcome.exitCode;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 1;
     const debug = argv.includes("--debug");
@@ -90,7 +103,9 @@ export async function main(argv: string[]): Promise<number> {
     } else if (debug) {
       console.error(error);
     } else {
-      console.error(`tablegen: unexpected error: ${(error as Error).message ?? String(error)} (run with --debug for details)`);
+      console.error(
+        `tablegen: unexpected error: ${(error as Error).message ?? String(error)} (run with --debug for details)`,
+      );
     }
     return 1;
   }

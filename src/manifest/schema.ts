@@ -8,6 +8,9 @@ import { z } from "zod";
 export const FIELD_TYPES = ["NUMBER", "TEXT", "EMAIL", "PHONE", "PARAGRAPH", "BOOLEAN", "DATETIME"] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
+/** Default maxLength of the text-like types (CONTRACT.md §2); PARAGRAPH is unlimited. */
+export const DEFAULT_MAX_LENGTH: Partial<Record<FieldType, number>> = { TEXT: 255, EMAIL: 254, PHONE: 32 };
+
 export const ON_DELETE = ["restrict", "cascade", "setNull"] as const;
 export type OnDelete = (typeof ON_DELETE)[number];
 

@@ -1,22 +1,26 @@
 /**
  * A small lexical reading of a custom query's SQL: enough to find its `:name` parameters and to
  * tell whether it is one read-only statement, without being fooled by strings, quoted names,
- * comments or PostgreSQL `::` casts.
+ * comments, PostgreSQL `::` casts or dollar-quoted strings.
  */
 export interface SqlReading {
   /** Parameter names in order of first use. */
   params: string[];
-  /** Upper-cased bare words outside strings, quoted names and comments. */
+  /**
+   * Upper-cased bare words outside strings, quoted names and comments, except the names after
+   * a `.` (`p.set` is a column, not the keyword SET).
+   */
   keywords: string[];
   /** Number of statements (text separated by `;`, ignoring empty ones). */
   statements: number;
 }
 
-const WRITE_KEYWORDS = new Set([
-  "INSERT", "UPDATE", "DELETE", "MERGE", "UPSERT", "CREATE", "DROP", "ALTER", "TRUNCATE",
-  "ATTACH", "DETACH", "PRAGMA", "VACUUM", "REINDEX", "GRANT", "REVOKE", "COPY", "CALL", "DO", "LOCK",
-  "SET", "INTO",
-]);
+const WRITE_KEYWORDS = new Set(
+  (
+    "INSERT UPDATE DELETE MERGE UPSERT CREATE DROP ALTER TRUNCATE ATTACH DETACH PRAGMA VACUUM REINDEX " +
+    "GRANT REVOKE COPY CALL DO LOCK SET INTO"
+  ).split(" "),
+);
 
 export function readSql(sql: string): SqlReading {
   const params: string[] = [];
@@ -34,6 +38,10 @@ export function readSql(sql: string): SqlReading {
     } else if (c === "'" || c === '"' || c === "`") {
       i = endOfQuoted(sql, c, i + 1);
       statementHasContent = true;
+    } else if (c === "$" && DOLLAR_QUOTE.test(sql.slice(i))) {
+      const tag = DOLLAR_QUOTE.exec(sql.slice(i))![0];
+      i = indexAfter(sql, tag, i + tag.length);
+      statementHasContent = true;
     } else if (c === ";") {
       if (statementHasContent) statements++;
       statementHasContent = false;
@@ -47,7 +55,7 @@ export function readSql(sql: string): SqlReading {
       i += 1 + name.length;
     } else if (/[A-Za-z_]/.test(c)) {
       const word = /^[A-Za-z_][A-Za-z0-9_$]*/.exec(sql.slice(i))![0];
-      keywords.push(word.toUpperCase());
+      if (!/\.\s*$/.test(sql.slice(Math.max(0, i - 8), i))) keywords.push(word.toUpperCase());
       statementHasContent = true;
       i += word.length;
     } else {
@@ -59,14 +67,21 @@ export function readSql(sql: string): SqlReading {
   return { params, keywords, statements };
 }
 
-/** Why the SQL is not a single read-only SELECT/WITH statement, or undefined when it is. */
+/** PostgreSQL's dollar quote opening a string: `$$` or `$tag$`. */
+const DOLLAR_QUOTE = /^\$(?:[A-Za-z_][A-Za-z0-9_]*)?\$/;
+
+/**
+ * Why the SQL is not a single read-only SELECT/WITH statement ("holds 2 statements", "starts with
+ * DELETE", "writes: it uses INTO"), or undefined when it is.
+ */
 export function readOnlyProblem(reading: SqlReading): string | undefined {
   if (reading.statements === 0) return "is empty";
-  if (reading.statements > 1) return "must be a single statement";
+  if (reading.statements > 1) return `holds ${reading.statements} statements`;
   const first = reading.keywords[0];
-  if (first !== "SELECT" && first !== "WITH") return "must be a SELECT or WITH statement";
+  if (first === undefined) return "holds no SQL keyword";
+  if (first !== "SELECT" && first !== "WITH") return `starts with ${first}`;
   const write = reading.keywords.find((word) => WRITE_KEYWORDS.has(word));
-  if (write) return `must be read-only (it uses ${write})`;
+  if (write) return `writes: it uses ${write}`;
   return undefined;
 }
 

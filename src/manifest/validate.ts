@@ -3,11 +3,15 @@ import { UserError } from "../errors.ts";
 import { characterLength, isDateTime, isEmail, isPhone } from "./formats.ts";
 import type { ManifestSource, Path } from "./load.ts";
 import {
+  DEFAULT_MAX_LENGTH,
   FIELD_TYPES,
   IDENTIFIER,
   PROJECT_NAME,
   VERSION_LABEL,
+  fieldObjectSchema,
   manifestSchema,
+  querySchema,
+  tableSchema,
   type FieldType,
   type RawFieldObject,
   type RawManifest,
@@ -17,6 +21,8 @@ import { readOnlyProblem, readSql } from "./sql.ts";
 export interface Problem {
   path: Path;
   message: string;
+  /** Locate the problem at the name of the entry (`nick:`) rather than at its value. */
+  atKey?: boolean;
 }
 
 /** Every problem of a manifest, each located in its file; thrown as one user error. */
@@ -33,17 +39,51 @@ export class ManifestError extends UserError {
 export const RESERVED_TABLE_NAMES = new Set(["prisma", "prisma_client"]);
 export const RESERVED_TABLE_PREFIXES = ["sqlite_", "pg_"];
 export const RESERVED_FIELD_NAMES = new Set(["id"]);
+/** Names Prisma refuses for a model: its scalar types and its client. */
+export const RESERVED_MODEL_NAMES = new Set(
+  "String Int Float Boolean DateTime Json Bytes Decimal BigInt Unsupported Prisma PrismaClient".split(" "),
+);
+
+/** Largest id and integer the generated servers accept (a 32-bit signed integer, Prisma's Int). */
+export const MAX_INTEGER = 2147483647;
 
 const TEXT_TYPES: ReadonlySet<FieldType> = new Set(["TEXT", "EMAIL", "PHONE", "PARAGRAPH"]);
 
+/** Type names people write for the seven types, and what to write instead. */
+const TYPE_HINTS: Record<string, string> = {
+  STRING: "TEXT",
+  VARCHAR: "TEXT",
+  CHAR: "TEXT",
+  INT: "NUMBER with integer: true",
+  INTEGER: "NUMBER with integer: true",
+  BIGINT: "NUMBER with integer: true",
+  FLOAT: "NUMBER",
+  DOUBLE: "NUMBER",
+  DECIMAL: "NUMBER",
+  REAL: "NUMBER",
+  BOOL: "BOOLEAN",
+  DATE: "DATETIME",
+  TIME: "DATETIME",
+  TIMESTAMP: "DATETIME",
+  LONGTEXT: "PARAGRAPH",
+  TEXTAREA: "PARAGRAPH",
+  MAIL: "EMAIL",
+  TEL: "PHONE",
+  TELEPHONE: "PHONE",
+};
+
 /** Checks the manifest's structure and every rule of CONTRACT.md §2; returns it typed. */
 export function validateManifest(source: ManifestSource): RawManifest {
-  const problems = [...structureProblems(source.data), ...ruleProblems(source.data)];
+  const structure = structureProblems(source.data);
+  // A value the schema already refused is not judged again by the rules.
+  const refused = new Set(structure.map(({ path }) => formatPath(path)));
+  const rules = ruleProblems(source.data).filter(({ path }) => !refused.has(formatPath(path)));
+  const problems = [...structure, ...rules];
   if (problems.length > 0) {
-    const located = problems.map(({ path, message }) => {
-      const { line, column } = source.locate(path);
-      return `${source.file}:${line}:${column} ${formatPath(path)}: ${message}`;
-    });
+    const located = problems
+      .map(({ path, message, atKey }, index) => ({ index, path, message, ...source.locate(path, atKey) }))
+      .sort((a, b) => a.line - b.line || a.column - b.column || a.index - b.index)
+      .map(({ path, message, line, column }) => `${source.file}:${line}:${column} ${formatPath(path)}: ${message}`);
     throw new ManifestError(source.file, [...new Set(located)]);
   }
   return source.data as RawManifest;
@@ -54,6 +94,8 @@ export function formatPath(path: Path): string {
 }
 
 function structureProblems(data: unknown): Problem[] {
+  if (data === null || data === undefined)
+    return [{ path: [], message: "is empty: a manifest needs at least project and tables" }];
   const result = manifestSchema.safeParse(data, { reportInput: true });
   return result.success ? [] : result.error.issues.flatMap((issue) => issueProblems(issue, []));
 }
@@ -65,24 +107,76 @@ function issueProblems(issue: Issue, prefix: Path): Problem[] {
   switch (issue.code) {
     case "invalid_type":
       if (issue.input === undefined) return [{ path, message: "is required" }];
+      if (issue.input === null) return [{ path, message: `is empty: it must be ${article(issue.expected)}` }];
+      if (issue.expected === "number" && typeof issue.input === "number")
+        return [{ path, message: `must be a finite number, not ${issue.input}` }];
       return [{ path, message: `must be ${article(issue.expected)}, not ${describe(issue.input)}` }];
-    case "unrecognized_keys":
-      return issue.keys.map((key) => ({ path: [...path, key], message: `unknown option "${key}"` }));
+    case "unrecognized_keys": {
+      const known = knownKeys(path);
+      return issue.keys.map((key) => ({ path: [...path, key], message: unknownKeyMessage(key, known), atKey: true }));
+    }
     case "invalid_value":
-      if (path.at(-1) === "type" || path.at(-2) === "params" || path.at(-2) === "fields") {
-        return [{ path, message: `unknown type ${JSON.stringify(issue.input)} (expected ${FIELD_TYPES.join(", ")})` }];
+      if (issue.input === undefined) return [{ path, message: "is required" }];
+      if (isTypePosition(path)) {
+        return [{ path, message: unknownTypeMessage(issue.input) }];
       }
-      return [{ path, message: `must be one of ${issue.values.map(String).join(", ")}, not ${JSON.stringify(issue.input)}` }];
+      return [
+        { path, message: `must be one of ${issue.values.map(String).join(", ")}, not ${JSON.stringify(issue.input)}` },
+      ];
     case "invalid_union": {
-      // A field is a type name or an object: report against whichever form was written.
       const input = issue.input;
+      if (path.length === 5 && path[2] === "fields" && path[4] === "default") {
+        if (typeof input === "number") return [{ path, message: `must be a finite number, not ${input}` }];
+        return [{ path, message: `must be a string, a number, true or false, not ${describe(input)}` }];
+      }
+      // A field is a type name or an object: report against whichever form was written.
       const branch = typeof input === "string" ? issue.errors[0] : issue.errors[1];
-      if (branch && (typeof input === "string" || isObject(input))) return branch.flatMap((inner) => issueProblems(inner, path));
-      return [{ path, message: `must be a type name or an object, not ${describe(input)}` }];
+      if (branch && (typeof input === "string" || isObject(input)))
+        return branch.flatMap((inner) => issueProblems(inner, path));
+      if (input === null) return [{ path, message: "is empty: it must be a type name or an object with a type" }];
+      return [{ path, message: `must be a type name or an object with a type, not ${describe(input)}` }];
     }
     default:
       return [{ path, message: issue.message }];
   }
+}
+
+/** Whether `path` holds a type name: a shorthand field, a field's `type`, a query parameter. */
+function isTypePosition(path: Path): boolean {
+  const [section, , group, , option] = path;
+  if (section === "tables" && group === "fields") return path.length === 4 || (path.length === 5 && option === "type");
+  return section === "queries" && group === "params" && path.length === 4;
+}
+
+/** The keys allowed in the object at `path`. */
+function knownKeys(path: Path): string[] {
+  const shape =
+    path.length === 0
+      ? manifestSchema.shape
+      : path.length === 2 && path[0] === "tables"
+        ? tableSchema.shape
+        : path.length === 4 && path[0] === "tables" && path[2] === "fields"
+          ? fieldObjectSchema.shape
+          : path.length === 2 && path[0] === "queries"
+            ? querySchema.shape
+            : {};
+  return Object.keys(shape);
+}
+
+function unknownKeyMessage(key: string, known: string[]): string {
+  const suggestion = closest(key, known);
+  if (suggestion) return `unknown option "${key}" (did you mean "${suggestion}"?)`;
+  return known.length > 0 ? `unknown option "${key}" (expected one of ${known.join(", ")})` : `unknown option "${key}"`;
+}
+
+function unknownTypeMessage(input: unknown): string {
+  const expected = `expected ${FIELD_TYPES.join(", ")}`;
+  if (typeof input !== "string") return `must be a type name (${expected}), not ${describe(input)}`;
+  const upper = input.toUpperCase();
+  const hint = (FIELD_TYPES as readonly string[]).includes(upper) ? upper : TYPE_HINTS[upper];
+  return hint
+    ? `unknown type "${input}": did you mean ${hint}? (${expected})`
+    : `unknown type "${input}" (${expected})`;
 }
 
 function article(expected: string): string {
@@ -98,9 +192,10 @@ function article(expected: string): string {
 }
 
 function describe(value: unknown): string {
-  if (value === null) return "null";
+  if (value === null || value === undefined) return String(value);
   if (Array.isArray(value)) return "a list";
   if (typeof value === "object") return "an object";
+  if (typeof value === "number") return `number ${value}`;
   return `${typeof value} ${JSON.stringify(value)}`;
 }
 
@@ -116,82 +211,176 @@ function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
 }
 
+/** The candidate within two edits of `word` (or equal but for case), if there is exactly one best. */
+export function closest(word: string, candidates: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const candidate of candidates) {
+    const distance = candidate.toLowerCase() === word.toLowerCase() ? 0 : editDistance(word, candidate);
+    if (distance < bestDistance && distance < Math.max(word.length, candidate.length)) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
 /** The rules the schema cannot express; run on whatever parts of the data are well-formed. */
 function ruleProblems(data: unknown): Problem[] {
   if (!isObject(data)) return [];
   const problems: Problem[] = [];
-  const report = (path: Path, message: string) => problems.push({ path, message });
+  const report: Report = (path, message, atKey) => problems.push({ path, message, ...(atKey && { atKey }) });
 
   if (typeof data.project === "string" && !PROJECT_NAME.test(data.project)) {
-    report(["project"], `"${data.project}" is not a valid project name: a lowercase letter, then lowercase letters, digits or dashes, 63 characters at most`);
+    report(
+      ["project"],
+      `"${data.project}" is not a valid project name: a lowercase letter, then lowercase letters, digits or dashes, 63 characters at most`,
+    );
   }
 
   const versions = data.versions === undefined ? ["v1"] : strings(data.versions);
-  if (Array.isArray(data.versions) && data.versions.length === 0) report(["versions"], "must list at least one version");
+  if (Array.isArray(data.versions) && data.versions.length === 0)
+    report(["versions"], "must list at least one version");
   checkVersionLabels(versions, ["versions"], report);
   const knownVersions = new Set(versions);
 
   const tableEntries = entries(data.tables);
   if (isObject(data.tables) && tableEntries.length === 0) report(["tables"], "must define at least one table");
   const tableNames = new Set(tableEntries.map(([name]) => name));
+  const idKinds = new Map(
+    tableEntries.map(([name, table]) => [name, isObject(table) && table.id === "uuid" ? "uuid" : "number"]),
+  );
   const modelNames = new Map<string, string>();
+  const renamedTables = new Map<string, string>();
 
   for (const [tableName, table] of tableEntries) {
     const tablePath = ["tables", tableName];
-    checkIdentifier(tableName, tablePath, "table", report);
-    if (RESERVED_TABLE_NAMES.has(tableName) || RESERVED_TABLE_PREFIXES.some((prefix) => tableName.startsWith(prefix))) {
-      report(tablePath, `"${tableName}" is a reserved table name`);
-    }
+    const validName = checkIdentifier(tableName, tablePath, "table", report);
     const modelName = pascalCase(tableName);
+    if (RESERVED_TABLE_NAMES.has(tableName)) {
+      report(tablePath, `"${tableName}" is a reserved table name`, true);
+    } else if (tableName === "index") {
+      report(
+        tablePath,
+        `"index" is a reserved table name: the generated server's routes/<version>/index.ts is taken`,
+        true,
+      );
+    } else if (RESERVED_TABLE_PREFIXES.some((prefix) => tableName.startsWith(prefix))) {
+      const prefix = RESERVED_TABLE_PREFIXES.find((candidate) => tableName.startsWith(candidate))!;
+      report(
+        tablePath,
+        `"${tableName}" is a reserved table name: names starting with ${prefix} belong to the database`,
+        true,
+      );
+    } else if (validName && RESERVED_MODEL_NAMES.has(modelName)) {
+      report(
+        tablePath,
+        `"${tableName}" is a reserved table name: its Prisma model would be ${modelName}, a name Prisma keeps for itself`,
+        true,
+      );
+    }
     const clash = modelNames.get(modelName);
-    if (clash) report(tablePath, `duplicate name: "${tableName}" and "${clash}" both become the model ${modelName}`);
-    modelNames.set(modelName, tableName);
+    if (validName && clash)
+      report(tablePath, `duplicate name: "${tableName}" and "${clash}" both become the model ${modelName}`, true);
+    if (validName && !clash) modelNames.set(modelName, tableName);
     if (!isObject(table)) continue;
 
-    if (table.versions !== undefined) checkSubsetVersions(table.versions, [...tablePath, "versions"], knownVersions, report);
+    if (table.versions !== undefined)
+      checkSubsetVersions(table.versions, [...tablePath, "versions"], knownVersions, report);
     if (typeof table.renamedFrom === "string") {
-      checkIdentifier(table.renamedFrom, [...tablePath, "renamedFrom"], "table", report);
-      if (tableNames.has(table.renamedFrom)) {
-        report([...tablePath, "renamedFrom"], `duplicate name: table "${table.renamedFrom}" still exists`);
+      const renamedPath = [...tablePath, "renamedFrom"];
+      const old = table.renamedFrom;
+      if (checkIdentifier(old, renamedPath, "table", report)) {
+        const earlier = renamedTables.get(old);
+        if (old === tableName)
+          report(renamedPath, `is the table's own name: leave renamedFrom out, or give the name it had before`);
+        else if (tableNames.has(old))
+          report(renamedPath, `table "${old}" still exists: a table can only be renamed from a name that is gone`);
+        else if (earlier)
+          report(renamedPath, `duplicate name: tables "${earlier}" and "${tableName}" are both renamed from "${old}"`);
+        renamedTables.set(old, earlier ?? tableName);
       }
     }
 
     const fieldEntries = entries(table.fields);
     const fieldNames = new Set(fieldEntries.map(([name]) => name));
+    const renamedFields = new Map<string, string>();
     for (const [fieldName, field] of fieldEntries) {
       const fieldPath = [...tablePath, "fields", fieldName];
       checkIdentifier(fieldName, fieldPath, "field", report);
-      if (RESERVED_FIELD_NAMES.has(fieldName)) report(fieldPath, `"${fieldName}" is reserved: every table has an implicit id`);
+      if (RESERVED_FIELD_NAMES.has(fieldName))
+        report(fieldPath, `"${fieldName}" is a reserved field name: every table has an implicit id`, true);
       const spec = typeof field === "string" ? { type: field } : field;
-      if (isObject(spec)) checkField(spec as Partial<RawFieldObject>, fieldPath, fieldNames, tableNames, report);
+      if (!isObject(spec)) continue;
+      const context: FieldContext = {
+        name: fieldName,
+        path: fieldPath,
+        siblings: fieldNames,
+        renamed: renamedFields,
+        tables: tableNames,
+        idKinds,
+      };
+      checkField(spec as Partial<RawFieldObject>, context, report);
     }
   }
 
+  const queryNames = new Map<string, string>();
   for (const [queryName, query] of entries(data.queries)) {
     const queryPath = ["queries", queryName];
-    checkIdentifier(queryName, queryPath, "query", report);
+    if (checkIdentifier(queryName, queryPath, "query", report)) {
+      const identifier = pascalCase(queryName);
+      const clash = queryNames.get(identifier);
+      if (clash)
+        report(
+          queryPath,
+          `duplicate name: "${queryName}" and "${clash}" both become ${identifier} in the generated code`,
+          true,
+        );
+      else queryNames.set(identifier, queryName);
+    }
     if (!isObject(query)) continue;
-    if (query.versions !== undefined) checkSubsetVersions(query.versions, [...queryPath, "versions"], knownVersions, report);
+    if (query.versions !== undefined)
+      checkSubsetVersions(query.versions, [...queryPath, "versions"], knownVersions, report);
     for (const [paramName] of entries(query.params)) {
       checkIdentifier(paramName, [...queryPath, "params", paramName], "parameter", report);
     }
-    if (typeof query.sql === "string") checkQuerySql(query.sql, Object.keys(isObject(query.params) ? query.params : {}), queryPath, report);
+    if (typeof query.sql === "string")
+      checkQuerySql(query.sql, Object.keys(isObject(query.params) ? query.params : {}), queryPath, report);
   }
   return problems;
 }
 
-type Report = (path: Path, message: string) => void;
+type Report = (path: Path, message: string, atKey?: boolean) => void;
 
-function checkIdentifier(name: string, path: Path, what: string, report: Report): void {
-  if (!IDENTIFIER.test(name)) {
-    report(path, `"${name}" is not a valid ${what} name: a lowercase letter, then lowercase letters, digits or underscores, 63 characters at most`);
-  }
+/** Reports a name that is not an identifier; returns whether it is one. */
+function checkIdentifier(name: string, path: Path, what: string, report: Report): boolean {
+  if (IDENTIFIER.test(name)) return true;
+  const atKey = path.at(-1) === name;
+  report(
+    path,
+    `"${name}" is not a valid ${what} name: a lowercase letter, then lowercase letters, digits or underscores, 63 characters at most`,
+    atKey,
+  );
+  return false;
 }
 
 function checkVersionLabels(versions: string[], path: Path, report: Report): void {
   const seen = new Set<string>();
   versions.forEach((label, index) => {
-    if (!VERSION_LABEL.test(label)) report([...path, index], `"${label}" is not a version label: "v" followed by a number, like v1`);
+    if (!VERSION_LABEL.test(label))
+      report([...path, index], `"${label}" is not a version label: "v" followed by a number, like v1`);
     else if (seen.has(label)) report([...path, index], `duplicate version "${label}"`);
     seen.add(label);
   });
@@ -208,58 +397,119 @@ function checkSubsetVersions(value: unknown, path: Path, known: Set<string>, rep
   });
 }
 
-function checkField(
-  field: Partial<RawFieldObject>,
-  path: Path,
-  siblings: Set<string>,
-  tables: Set<string>,
-  report: Report,
-): void {
+interface FieldContext {
+  name: string;
+  path: Path;
+  /** The names of the fields of the same table. */
+  siblings: Set<string>;
+  /** Old name → field renamed from it, in the same table so far. */
+  renamed: Map<string, string>;
+  tables: Set<string>;
+  idKinds: Map<string, string>;
+}
+
+function checkField(field: Partial<RawFieldObject>, context: FieldContext, report: Report): void {
+  const { path } = context;
   const type = field.type;
   if (!type || !FIELD_TYPES.includes(type)) return;
   const isText = TEXT_TYPES.has(type);
 
+  let maxLengthValid = true;
   if (field.maxLength !== undefined) {
+    maxLengthValid = false;
     if (!isText) report([...path, "maxLength"], `applies only to TEXT, EMAIL, PHONE and PARAGRAPH fields, not ${type}`);
-    else if (!Number.isInteger(field.maxLength) || field.maxLength < 1) report([...path, "maxLength"], "must be a whole number of at least 1");
+    else if (!Number.isInteger(field.maxLength) || field.maxLength < 1)
+      report([...path, "maxLength"], "must be a whole number of at least 1");
+    else maxLengthValid = true;
   }
-  if (field.integer !== undefined && type !== "NUMBER") report([...path, "integer"], `applies only to NUMBER fields, not ${type}`);
+  if (field.integer !== undefined && type !== "NUMBER")
+    report([...path, "integer"], `applies only to NUMBER fields, not ${type}`);
 
-  if (field.references !== undefined) {
+  let referenced: string | undefined;
+  if (typeof field.references === "string") {
     if (type !== "NUMBER") report([...path, "references"], `a reference must be a NUMBER field, not ${type}`);
-    else if (!tables.has(field.references)) report([...path, "references"], `refers to a table that does not exist: "${field.references}"`);
+    else if (!context.tables.has(field.references)) {
+      const suggestion = closest(field.references, context.tables);
+      report(
+        [...path, "references"],
+        `refers to a table that does not exist: "${field.references}"${suggestion ? ` (did you mean "${suggestion}"?)` : ""}`,
+      );
+    } else referenced = field.references;
   }
   if (field.onDelete !== undefined) {
     if (field.references === undefined) report([...path, "onDelete"], "applies only to a field with references");
-    else if (field.onDelete === "setNull" && field.required) report([...path, "onDelete"], "setNull needs an optional field, but this one is required");
+    else if (field.onDelete === "setNull" && field.required)
+      report([...path, "onDelete"], "setNull needs an optional field, but this one is required");
   }
   if (typeof field.renamedFrom === "string") {
-    checkIdentifier(field.renamedFrom, [...path, "renamedFrom"], "field", report);
-    if (siblings.has(field.renamedFrom)) report([...path, "renamedFrom"], `duplicate name: field "${field.renamedFrom}" still exists`);
+    const renamedPath = [...path, "renamedFrom"];
+    const old = field.renamedFrom;
+    if (checkIdentifier(old, renamedPath, "field", report)) {
+      const earlier = context.renamed.get(old);
+      if (old === context.name)
+        report(renamedPath, "is the field's own name: leave renamedFrom out, or give the name it had before");
+      else if (context.siblings.has(old))
+        report(renamedPath, `field "${old}" still exists: a field can only be renamed from a name that is gone`);
+      else if (earlier)
+        report(renamedPath, `duplicate name: fields "${earlier}" and "${context.name}" are both renamed from "${old}"`);
+      context.renamed.set(old, earlier ?? context.name);
+    }
   }
-  if (field.default !== undefined) {
-    const problem = defaultProblem(type, field.default, field.maxLength, field.integer === true || field.references !== undefined);
+  if (field.default !== undefined && (field.references === undefined || referenced !== undefined)) {
+    const problem =
+      referenced !== undefined
+        ? referenceDefaultProblem(field.default, referenced, context.idKinds.get(referenced) === "uuid")
+        : defaultProblem(type, field.default, maxLengthValid ? field.maxLength : undefined, field.integer === true);
     if (problem) report([...path, "default"], problem);
+    else if (field.required && typeof field.default === "string" && field.default === "" && isText) {
+      report([...path, "default"], "must not be empty: a required field refuses the empty string");
+    }
   }
 }
 
-function defaultProblem(type: FieldType, value: string | number | boolean, maxLength: number | undefined, integer: boolean): string | undefined {
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+function referenceDefaultProblem(value: unknown, table: string, uuid: boolean): string | undefined {
+  if (uuid) {
+    if (typeof value === "string" && UUID.test(value)) return undefined;
+    return `must be a lowercase UUID for a reference to ${table} (its id is a uuid), not ${describe(value)}`;
+  }
+  if (typeof value === "number" && Number.isInteger(value) && value >= 1 && value <= MAX_INTEGER) return undefined;
+  return `must be the id of a ${table} record, a whole number from 1 to ${MAX_INTEGER}, not ${describe(value)}`;
+}
+
+function defaultProblem(
+  type: FieldType,
+  value: unknown,
+  maxLength: number | undefined,
+  integer: boolean,
+): string | undefined {
+  if (value === "now" && type !== "DATETIME" && !TEXT_TYPES.has(type))
+    return `"now" is only for DATETIME fields, not ${type}`;
   switch (type) {
     case "NUMBER":
       if (typeof value !== "number") return `must be a number for a NUMBER field, not ${describe(value)}`;
-      if (integer && !Number.isInteger(value)) return "must be a whole number for an integer field";
+      if (integer && !Number.isInteger(value)) return `must be a whole number for an integer field, not ${value}`;
+      if (integer && (value < -MAX_INTEGER - 1 || value > MAX_INTEGER)) {
+        return `is out of range for an integer field (${-MAX_INTEGER - 1} to ${MAX_INTEGER})`;
+      }
       return undefined;
     case "BOOLEAN":
-      return typeof value === "boolean" ? undefined : `must be true or false for a BOOLEAN field, not ${describe(value)}`;
+      return typeof value === "boolean"
+        ? undefined
+        : `must be true or false for a BOOLEAN field, not ${describe(value)}`;
     case "DATETIME":
       if (value === "now" || (typeof value === "string" && isDateTime(value))) return undefined;
       return `must be "now" or a date-time with a time zone, like 2024-01-31T12:00:00Z, not ${describe(value)}`;
     default: {
       if (typeof value !== "string") return `must be a string for a ${type} field, not ${describe(value)}`;
-      const limit = maxLength ?? { TEXT: 255, EMAIL: 254, PHONE: 32 }[type as string];
-      if (limit !== undefined && characterLength(value) > limit) return `is longer than the field's maxLength (${limit})`;
-      if (type === "EMAIL" && !isEmail(value)) return "must be a valid e-mail address";
-      if (type === "PHONE" && !isPhone(value)) return "must be a valid phone number";
+      const limit = maxLength ?? DEFAULT_MAX_LENGTH[type];
+      if (limit !== undefined && characterLength(value) > limit) {
+        return `is ${characterLength(value)} characters long, more than the field's maxLength of ${limit}`;
+      }
+      if (type === "EMAIL" && !isEmail(value)) return `must be a valid e-mail address, not ${JSON.stringify(value)}`;
+      if (type === "PHONE" && !isPhone(value))
+        return `must be a valid phone number (7 to 15 digits), not ${JSON.stringify(value)}`;
       return undefined;
     }
   }
@@ -270,10 +520,11 @@ function checkQuerySql(sql: string, declared: string[], path: Path, report: Repo
   const problem = readOnlyProblem(reading);
   if (problem) report([...path, "sql"], `${problem}: a query must be one read-only SELECT or WITH statement`);
   for (const name of declared) {
-    if (!reading.params.includes(name)) report([...path, "params", name], `is declared but the SQL does not use :${name}`);
+    if (!reading.params.includes(name))
+      report([...path, "params", name], `is declared but the SQL does not use :${name}`, true);
   }
   for (const name of reading.params) {
-    if (!declared.includes(name)) report([...path, "sql"], `uses :${name}, which params does not declare`);
+    if (!declared.includes(name)) report([...path, "sql"], `uses :${name}, which is not declared in params`);
   }
 }
 
