@@ -1,20 +1,67 @@
+import { getLocation, parse, printParseErrorCode, type ParseError } from "jsonc-parser";
+
 /**
- * Where strict JSON text first goes wrong, and why. JSON.parse says neither reliably (V8 omits
- * the position for some errors), and the YAML parser that reads manifests for their line numbers
- * accepts more than JSON does.
+ * Where strict JSON text first goes wrong, and why, as found by jsonc-parser: JSON.parse says
+ * neither reliably, and the YAML parser that reads manifests for their line numbers accepts more
+ * than JSON does.
  */
 export interface JsonSyntaxError {
   offset: number;
   message: string;
 }
 
+type Code = ReturnType<typeof printParseErrorCode>;
+
+/** The reason for each error code, given the token found there and the closing bracket due. */
+const reasons: Record<Code, (found: string, close: string) => string> = {
+  InvalidSymbol: (found) => `expected a value, found ${found}`,
+  ValueExpected: (found) => `expected a value, found ${found}`,
+  PropertyNameExpected: (found) => `expected a double-quoted property name, found ${found}`,
+  ColonExpected: (found) => `expected ":", found ${found}`,
+  CommaExpected: (found, close) => `expected "," or "${close}", found ${found}`,
+  CloseBraceExpected: (found) => `expected "," or "}", found ${found}`,
+  CloseBracketExpected: (found) => `expected "," or "]", found ${found}`,
+  EndOfFileExpected: (found) => `unexpected ${found} after the end of the document`,
+  InvalidNumberFormat: (found) => `invalid number ${found}`,
+  UnexpectedEndOfNumber: (found) => `invalid number ${found}`,
+  InvalidCommentToken: () => "comments are not allowed in JSON",
+  UnexpectedEndOfComment: () => "comments are not allowed in JSON",
+  UnexpectedEndOfString: () => "unterminated string",
+  InvalidUnicode: () => "invalid \\u escape in a string",
+  InvalidEscapeCharacter: () => "invalid escape in a string",
+  InvalidCharacter: () => "control character in a string",
+  "<unknown ParseErrorCode>": () => "not valid JSON",
+};
+
 export function jsonSyntaxError(text: string): JsonSyntaxError | undefined {
-  try {
-    JSON.parse(text);
-    return undefined;
-  } catch {
-    return new JsonScanner(text).scan();
-  }
+  const errors: ParseError[] = [];
+  parse(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  const [error] = errors;
+  if (!error) return undefined;
+  const { offset } = error;
+  let code = printParseErrorCode(error.error);
+  // jsonc-parser reads "01" as 0 then 1, and "1.5.3" as 1.5 then .3: report the whole word.
+  const start = /[\w$.+-]*$/.exec(text.slice(0, offset))!.index;
+  const word = /^[\w$.+-]*/.exec(text.slice(start))![0];
+  const inWord = start < offset ? start + word.length > offset : /Symbol|Number/.test(code);
+  if (/^[-\d]/.test(word) && inWord) return { offset: start, message: `invalid number ${JSON.stringify(word)}` };
+
+  const token = text.slice(offset, offset + error.length) || text.charAt(offset);
+  const previous = text
+    .slice(0, offset)
+    .replace(/[ \t\r\n]+$/, "")
+    .at(-1);
+  const location = getLocation(text, offset);
+  const close = typeof location.path.at(-1) === "number" ? "]" : "}";
+  if (/PropertyNameExpected|ValueExpected/.test(code) && previous === "," && token === close)
+    return { offset, message: `trailing comma before ${close}` };
+  if (code === "InvalidSymbol" && previous !== undefined && !"{[,:".includes(previous))
+    code = location.path.length > 0 ? "CommaExpected" : "EndOfFileExpected";
+  else if (/InvalidSymbol|ValueExpected/.test(code) && location.isAtPropertyKey) code = "PropertyNameExpected";
+
+  const shown = token.length > 30 ? `${token.slice(0, 29)}…` : token;
+  const found = !token ? "end of file" : token.startsWith('"') ? shown : JSON.stringify(shown);
+  return { offset, message: reasons[code](found, close) };
 }
 
 /** 1-based line and column of an offset. */
@@ -22,146 +69,4 @@ export function positionAt(text: string, offset: number): { line: number; column
   const before = text.slice(0, offset);
   const line = before.split("\n").length;
   return { line, column: offset - (before.lastIndexOf("\n") + 1) + 1 };
-}
-
-class Failure {
-  constructor(
-    readonly offset: number,
-    readonly message: string,
-  ) {}
-}
-
-class JsonScanner {
-  private i = 0;
-  constructor(private readonly text: string) {}
-
-  scan(): JsonSyntaxError {
-    try {
-      this.value();
-      this.space();
-      if (this.i < this.text.length) this.fail(`unexpected ${this.found()} after the end of the document`);
-      // JSON.parse refused what this scanner accepts: only a lone surrogate or the like is left.
-      return { offset: 0, message: "not valid JSON" };
-    } catch (error) {
-      if (error instanceof Failure) return { offset: error.offset, message: error.message };
-      throw error;
-    }
-  }
-
-  private fail(message: string, offset = this.i): never {
-    throw new Failure(offset, message);
-  }
-
-  private found(): string {
-    if (this.i >= this.text.length) return "end of file";
-    const word = /^[A-Za-z0-9_$.+-]+/.exec(this.text.slice(this.i))?.[0];
-    return word ? JSON.stringify(word) : JSON.stringify(this.text[this.i]);
-  }
-
-  private space(): void {
-    while (this.i < this.text.length && " \t\n\r".includes(this.text[this.i]!)) this.i++;
-  }
-
-  private expect(char: string, what: string): void {
-    this.space();
-    if (this.text[this.i] !== char) this.fail(`expected ${what}, found ${this.found()}`);
-    this.i++;
-  }
-
-  private value(): void {
-    this.space();
-    const c = this.text[this.i];
-    if (c === "{") this.object();
-    else if (c === "[") this.array();
-    else if (c === '"') this.string();
-    else if (c === "-" || (c !== undefined && c >= "0" && c <= "9")) this.number();
-    else {
-      const word = /^(true|false|null)(?![A-Za-z0-9_$])/.exec(this.text.slice(this.i))?.[0];
-      if (!word) this.fail(`expected a value, found ${this.found()}`);
-      this.i += word.length;
-    }
-  }
-
-  private object(): void {
-    this.i++;
-    this.space();
-    if (this.text[this.i] === "}") {
-      this.i++;
-      return;
-    }
-    for (;;) {
-      this.space();
-      if (this.text[this.i] === "}") this.fail("trailing comma before }", this.i);
-      if (this.text[this.i] !== '"') this.fail(`expected a double-quoted property name, found ${this.found()}`);
-      this.string();
-      this.expect(":", '":"');
-      this.value();
-      this.space();
-      if (this.text[this.i] === ",") {
-        this.i++;
-        continue;
-      }
-      if (this.text[this.i] === "}") {
-        this.i++;
-        return;
-      }
-      this.fail(`expected "," or "}", found ${this.found()}`);
-    }
-  }
-
-  private array(): void {
-    this.i++;
-    this.space();
-    if (this.text[this.i] === "]") {
-      this.i++;
-      return;
-    }
-    for (;;) {
-      this.space();
-      if (this.text[this.i] === "]") this.fail("trailing comma before ]", this.i);
-      this.value();
-      this.space();
-      if (this.text[this.i] === ",") {
-        this.i++;
-        continue;
-      }
-      if (this.text[this.i] === "]") {
-        this.i++;
-        return;
-      }
-      this.fail(`expected "," or "]", found ${this.found()}`);
-    }
-  }
-
-  private string(): void {
-    const start = this.i;
-    this.i++;
-    while (this.i < this.text.length) {
-      const c = this.text[this.i]!;
-      if (c === '"') {
-        this.i++;
-        return;
-      }
-      if (c === "\\") {
-        const escape = this.text[this.i + 1];
-        if (escape === "u") {
-          if (!/^[0-9a-fA-F]{4}$/.test(this.text.slice(this.i + 2, this.i + 6)))
-            this.fail("invalid \\u escape in a string");
-          this.i += 6;
-        } else if (escape !== undefined && '"\\/bfnrt'.includes(escape)) this.i += 2;
-        else this.fail(`invalid escape \\${escape ?? ""} in a string`);
-      } else if (c < " ") {
-        this.fail(c === "\n" ? "unterminated string" : "control character in a string");
-      } else this.i++;
-    }
-    this.fail("unterminated string", start);
-  }
-
-  private number(): void {
-    const rest = this.text.slice(this.i);
-    const token = /^[-+A-Za-z0-9_.]+/.exec(rest)![0];
-    const match = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(rest);
-    if (match?.[0] !== token) this.fail(`invalid number ${JSON.stringify(token)}`);
-    this.i += token.length;
-  }
 }
