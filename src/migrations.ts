@@ -1,42 +1,87 @@
 import { existsSync } from "node:fs";
 import { mkdir, readFile, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { RawManifest } from "./manifest/schema.ts";
+import { wrapSqliteMigration } from "./migrate/sqlite.ts";
 import type { Model } from "./model/types.ts";
 import { diffSchemas } from "./prisma/cli.ts";
 
-/** A migration folder's name: `<UTC timestamp>_<label>`, as Prisma names them. */
-export function migrationFolderName(label: string, now = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:T]/g, "").slice(0, 14);
-  return `${stamp}_${label.replace(/[^a-z0-9_]+/gi, "_").toLowerCase()}`;
+/** The manifest a migration was made from, kept beside it so the next one needs no database. */
+export const SNAPSHOT = "tablegen.json";
+
+/** A migration folder's name: `<UTC timestamp>_<label>`, later than every existing one. */
+export function migrationFolderName(label: string, existing: string[], now = new Date()): string {
+  let time = Math.floor(now.getTime() / 1000) * 1000;
+  // One second after the latest folder's time, at once (stepping a second at a time from a clock far behind would hang).
+  const latest = existing.at(-1)?.match(/^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})/);
+  const next = latest
+    ? Date.parse(`${latest[1]}-${latest[2]}-${latest[3]}T${latest[4]}:${latest[5]}:${latest[6]}Z`) + 1000
+    : NaN;
+  if (next > time) time = next;
+  const stamp = (ms: number) => new Date(ms).toISOString().replace(/[-:T]/g, "").slice(0, 14);
+  const slug = label.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_+|_+$/g, "").slice(0, 60) || "migration";
+  return `${stamp(time)}_${slug}`;
 }
 
+export function migrationsDir(outDir: string): string {
+  return join(outDir, "prisma", "migrations");
+}
+
+/** Migration folders of a server, oldest first. */
 export async function existingMigrations(outDir: string): Promise<string[]> {
-  const dir = join(outDir, "prisma", "migrations");
+  const dir = migrationsDir(outDir);
   if (!existsSync(dir)) return [];
   const entries = await readdir(dir, { withFileTypes: true });
-  return entries.filter((entry) => entry.isDirectory() && existsSync(join(dir, entry.name, "migration.sql"))).map((entry) => entry.name).sort();
+  return entries
+    .filter((entry) => entry.isDirectory() && existsSync(join(dir, entry.name, "migration.sql")))
+    .map((entry) => entry.name)
+    .sort();
+}
+
+/** The manifest the latest migration was made from, if it kept one. */
+export async function latestSnapshot(outDir: string): Promise<RawManifest | undefined> {
+  const latest = (await existingMigrations(outDir)).at(-1);
+  const path = latest && join(migrationsDir(outDir), latest, SNAPSHOT);
+  return path && existsSync(path) ? (JSON.parse(await readFile(path, "utf8")) as RawManifest) : undefined;
+}
+
+/** Turns diff SQL into the migration's script: all-or-nothing on SQLite, where Prisma does not wrap it. */
+export function migrationScript(sql: string, model: Model): string {
+  return model.database === "sqlite" ? wrapSqliteMigration(sql) : `BEGIN;\n\n${sql.trim()}\n\nCOMMIT;\n`;
 }
 
 /**
- * Writes a migration folder: the SQL, and the schema it leads to, so that the next migration can
- * be computed from files alone, without a database.
+ * Writes a migration folder: the script, the Prisma schema it leads to and the manifest it was
+ * made from, so that the next migration can be computed from files alone.
  */
-export async function writeMigration(outDir: string, name: string, sql: string, schema: string, model: Model): Promise<string> {
-  const dir = join(outDir, "prisma", "migrations", name);
+export async function writeMigration(
+  outDir: string,
+  name: string,
+  migration: { sql: string; schema: string; manifest: RawManifest; model: Model },
+): Promise<string> {
+  const dir = join(migrationsDir(outDir), name);
   await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, "migration.sql"), sql);
-  await writeFile(join(dir, "schema.prisma"), schema);
-  const lock = join(outDir, "prisma", "migrations", "migration_lock.toml");
+  await writeFile(join(dir, "migration.sql"), migrationScript(migration.sql, migration.model));
+  await writeFile(join(dir, "schema.prisma"), migration.schema);
+  await writeFile(join(dir, SNAPSHOT), JSON.stringify(migration.manifest, null, 2) + "\n");
+  const lock = join(migrationsDir(outDir), "migration_lock.toml");
   if (!existsSync(lock)) {
-    await writeFile(lock, `# Written by tablegen; Prisma checks it.\nprovider = "${model.database}"\n`);
+    await writeFile(lock, `# Written by tablegen; Prisma checks it.\nprovider = "${migration.model.database}"\n`);
   }
   return dir;
 }
 
 /** The first migration of a server that has none: the whole schema from nothing. */
-export async function writeInitialMigration(outDir: string, model: Model, now = new Date()): Promise<string | undefined> {
-  if ((await existingMigrations(outDir)).length > 0) return undefined;
+export async function writeInitialMigration(
+  outDir: string,
+  manifest: RawManifest,
+  model: Model,
+  now = new Date(),
+): Promise<string | undefined> {
+  const existing = await existingMigrations(outDir);
+  if (existing.length > 0) return undefined;
   const schemaPath = join(outDir, "prisma", "schema.prisma");
   const sql = await diffSchemas(undefined, schemaPath, model.database, outDir);
-  return writeMigration(outDir, migrationFolderName("init", now), sql, await readFile(schemaPath, "utf8"), model);
+  const schema = await readFile(schemaPath, "utf8");
+  return writeMigration(outDir, migrationFolderName("init", existing, now), { sql, schema, manifest, model });
 }

@@ -1,6 +1,6 @@
 import { basename, relative, resolve } from "node:path";
 import { emitServer } from "../emit/index.ts";
-import { readModel } from "../manifest/index.ts";
+import { readManifest } from "../manifest/index.ts";
 import { writeInitialMigration } from "../migrations.ts";
 import { compareTree, writeTree } from "../tree/writer.ts";
 
@@ -17,7 +17,7 @@ export interface GenerateResult {
 
 /** `tablegen generate`: manifest → server files (or, with --check, a comparison with them). */
 export async function generate(options: GenerateOptions): Promise<GenerateResult> {
-  const model = await readModel(options.manifest);
+  const { manifest, model } = await readManifest(options.manifest);
   const outDir = resolve(options.out);
   const tree = emitServer(model, { manifestName: basename(options.manifest) });
   const shown = relative(process.cwd(), outDir) || ".";
@@ -33,7 +33,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   }
 
   const { written, removed } = await writeTree(outDir, tree);
-  const migration = await writeInitialMigration(outDir, model);
+  const migration = await writeInitialMigration(outDir, manifest, model);
   const parts = [`Generated ${shown}: ${written.length} files written, ${tree.size + 1 - written.length} unchanged`];
   if (removed.length > 0) parts.push(`${removed.length} removed (${removed.join(", ")})`);
   let summary = parts.join(", ");

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { Command, CommanderError, Option } from "commander";
 import { UserError } from "../errors.ts";
+import type { MigrateOptions } from "./migrate.ts";
 
 const DEFAULT_MANIFEST = "tablegen.yaml";
 const DEFAULT_OUT = "server";
@@ -79,8 +80,9 @@ function program(outcome: Outcome): Command {
     .option("--name <label>", "label of the new migration")
     .option("--create-only", "write the migration without applying it")
     .option("--accept-data-loss", "allow a change that drops or narrows data")
-    .action(() => {
-      throw new UserError("migrate: not implemented yet");
+    .action(async (options: MigrateOptions) => {
+      const { migrate } = await import("./migrate.ts");
+      await migrate(options, Boolean(process.stdin.isTTY), (line) => console.log(line));
     });
 
   return cli;

@@ -1,9 +1,24 @@
-import type { FieldType, RawFieldObject, RawManifest, RawTable } from "../manifest/schema.ts";
+import {
+  DEFAULT_MAX_LENGTH,
+  type FieldType,
+  type RawFieldObject,
+  type RawManifest,
+  type RawTable,
+} from "../manifest/schema.ts";
 import { pascalCase } from "../manifest/validate.ts";
-import type { Field, FieldDefault, Model, PrismaScalar, Query, Reference, Relation, Table, ValueKind } from "./types.ts";
+import type {
+  Field,
+  FieldDefault,
+  Model,
+  PrismaScalar,
+  Query,
+  Reference,
+  Relation,
+  Table,
+  ValueKind,
+} from "./types.ts";
 
-/** Default maxLength of text-like types (CONTRACT.md §2); PARAGRAPH is unlimited. */
-export const DEFAULT_MAX_LENGTH: Partial<Record<FieldType, number>> = { TEXT: 255, EMAIL: 254, PHONE: 32 };
+export { DEFAULT_MAX_LENGTH };
 
 const PRISMA_TYPES: Record<ValueKind, PrismaScalar> = {
   float: "Float",
@@ -37,8 +52,13 @@ export function buildModel(manifest: RawManifest): Model {
   const queries: Query[] = Object.entries(manifest.queries ?? {}).map(([name, query]) => ({
     name,
     versions: query.versions ?? versions,
-    params: Object.entries(query.params ?? {}).map(([paramName, type]) => ({ name: paramName, type, kind: valueKind(type, false) })),
-    sql: query.sql.trim().replace(/;\s*$/, ""),
+    params: Object.entries(query.params ?? {}).map(([paramName, type]) => ({
+      name: paramName,
+      type,
+      kind: valueKind(type, false),
+    })),
+    // Without the trailing semicolons, so that the statement can be prepared on its own.
+    sql: query.sql.trim().replace(/[\s;]+$/, ""),
   }));
 
   return { project: manifest.project, database: manifest.database ?? "sqlite", versions, tables, queries };
@@ -80,18 +100,25 @@ export function valueKind(type: FieldType, integer: boolean): ValueKind {
 
 /**
  * Gives every reference its Prisma relation fields. A relation field is named after the column
- * without its `_id` suffix (`user_id` → `user`); the back-relation after the referring table.
- * Names that would collide are made unique, and relations between the same pair of models named.
+ * without its `_id` suffix (`user_id` → `user`); the back-relation after the referring table, or
+ * `<table>_by_<field>` when that table refers to the same table more than once. Names that would
+ * collide are made unique. Prisma needs a name for every relation between a pair of models joined
+ * more than once (in either direction) and for a self-relation.
  */
 function nameRelations(tables: Table[], rawTables: [string, RawTable][]): void {
   const byName = new Map(tables.map((table) => [table.name, table]));
-  const taken = new Map(tables.map((table) => [table.name, new Set(["id", ...table.fields.map((field) => field.name)])]));
-  const pairCounts = new Map<string, number>();
+  const taken = new Map(
+    tables.map((table) => [table.name, new Set(["id", ...table.fields.map((field) => field.name)])]),
+  );
+  const directed = (from: string, to: string) => `${from}>${to}`;
+  const pair = (a: string, b: string) => (a < b ? `${a}<>${b}` : `${b}<>${a}`);
+  const counts = new Map<string, number>();
+  const count = (key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
   for (const [tableName, raw] of rawTables) {
     for (const spec of Object.values(raw.fields)) {
       if (typeof spec !== "string" && spec.references) {
-        const key = `${tableName}>${spec.references}`;
-        pairCounts.set(key, (pairCounts.get(key) ?? 0) + 1);
+        count(directed(tableName, spec.references));
+        count(pair(tableName, spec.references));
       }
     }
   }
@@ -102,7 +129,8 @@ function nameRelations(tables: Table[], rawTables: [string, RawTable][]): void {
       const spec = raw.fields[field.name]!;
       if (typeof spec === "string" || spec.references === undefined) continue;
       const target = byName.get(spec.references)!;
-      const shared = (pairCounts.get(`${tableName}>${target.name}`) ?? 0) > 1 || target === table;
+      const shared = (counts.get(directed(tableName, target.name)) ?? 0) > 1 || target === table;
+      const named = shared || (counts.get(pair(tableName, target.name)) ?? 0) > 1;
       const base = field.name.endsWith("_id") && field.name.length > 3 ? field.name.slice(0, -3) : `${field.name}_ref`;
       const fieldName = unique(base, taken.get(tableName)!);
       const backBase = shared ? `${tableName}_by_${field.name}` : tableName;
@@ -112,7 +140,7 @@ function nameRelations(tables: Table[], rawTables: [string, RawTable][]): void {
         onDelete: spec.onDelete ?? "restrict",
         fieldName,
         backFieldName,
-        ...(shared && { relationName: `${tableName}_${field.name}` }),
+        ...(named && { relationName: `${tableName}_${field.name}` }),
       };
       field.relation = relation;
       const reference: Reference = { table: tableName, field: field.name, onDelete: relation.onDelete };

@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import { UserError } from "../errors.ts";
@@ -16,10 +17,18 @@ export async function runPrisma(args: string[], options: { cwd: string; env?: Re
     reject: false,
   });
   if (result.exitCode !== 0) {
-    const output = `${result.stderr}\n${result.stdout}`.trim();
-    throw new UserError(`prisma ${args[0]} ${args[1] ?? ""} failed:\n${output}`);
+    throw new UserError(`prisma ${args.slice(0, 2).join(" ")} failed: ${prismaError(`${result.stderr}\n${result.stdout}`)}`);
   }
   return result.stdout;
+}
+
+/** The error Prisma reports, without its banners and warnings. */
+export function prismaError(output: string): string {
+  const lines = output.split("\n");
+  const start = lines.findIndex((line) => line.startsWith("Error"));
+  if (start === -1) return output.trim();
+  const error = lines.slice(start).join("\n").split(/\n\s*\n\s*\n|\nPrisma schema loaded/)[0]!;
+  return error.replace(/^Error: (P\d+)\s*\n+/, "$1: ").replace(/^Error: /, "").trim();
 }
 
 /**
@@ -36,6 +45,20 @@ export async function diffSchemas(from: string | undefined, to: string, database
   const source = from === undefined ? ["--from-empty"] : ["--from-schema-datamodel", from];
   return runPrisma(["migrate", "diff", ...source, "--to-schema-datamodel", to, "--script", "--config", DIFF_CONFIG], {
     cwd,
-    env: { DATABASE_URL: PLACEHOLDER_URLS[database] },
+    env: { DATABASE_URL: PLACEHOLDER_URLS[database], TABLEGEN_SCHEMA: resolve(cwd, to) },
+  });
+}
+
+const DEPLOY_CONFIG = fileURLToPath(new URL("./deploy.config.ts", import.meta.url));
+
+/** Applies a server's pending migrations to a database, with tablegen's own Prisma and adapter. */
+export async function deployMigrations(outDir: string, databaseUrl: string): Promise<string> {
+  return runPrisma(["migrate", "deploy", "--config", DEPLOY_CONFIG], {
+    cwd: outDir,
+    env: {
+      DATABASE_URL: databaseUrl,
+      TABLEGEN_SCHEMA: resolve(outDir, "prisma", "schema.prisma"),
+      TABLEGEN_MIGRATIONS: resolve(outDir, "prisma", "migrations"),
+    },
   });
 }

@@ -3,9 +3,12 @@ import { defineConfig } from "prisma/config";
 
 // The Prisma configuration tablegen runs `prisma migrate diff` with: schema-to-schema diffs need no
 // database, but Prisma's offline (JS engine) mode needs an adapter, so an in-memory one is given.
+// `schema` must name a schema whose generator has engineType "client" (the target of the diff), or
+// Prisma falls back to native engines and tries to download them.
 export default defineConfig({
   engine: "js",
   experimental: { adapter: true },
+  schema: process.env.TABLEGEN_SCHEMA,
   async adapter() {
     return new PrismaBetterSQLite3({ url: ":memory:" });
   },

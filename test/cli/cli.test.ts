@@ -118,14 +118,17 @@ describe.concurrent("the tablegen command", () => {
   });
 
   // These two commands are still stubs; the assertions change when they are built.
-  it("says ai and migrate are not implemented yet, and exits 1", async ({ expect }) => {
-    const [ai, migrate] = await Promise.all([
+  it("says ai is not implemented yet, and migrate needs a manifest and a generated server", async ({ expect }) => {
+    const [ai, noManifest, noServer] = await Promise.all([
       tablegen("ai", "a library"),
       tablegen("migrate", "--manifest", join(dir, "none.yaml")),
+      tablegen("migrate", "--manifest", join(root, "examples/tasks.yaml"), "--out", join(dir, "nowhere")),
     ]);
     expect(ai.exitCode).toBe(1);
     expect(ai.stderr).toBe("tablegen: ai: not implemented yet");
-    expect(migrate.exitCode).toBe(1);
-    expect(migrate.stderr).toBe("tablegen: migrate: not implemented yet");
+    expect(noManifest.exitCode).toBe(1);
+    expect(noManifest.stderr).toBe(`tablegen: ${join(dir, "none.yaml")}: manifest not found (run "tablegen init" to create one)`);
+    expect(noServer.exitCode).toBe(1);
+    expect(noServer.stderr).toMatch(/^tablegen: .*nowhere: no generated server here; run "tablegen generate" first$/);
   });
 });

@@ -2,7 +2,8 @@ import { mkdir, mkdtemp } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { emitServer } from "../../src/emit/index.ts";
-import { readModel } from "../../src/manifest/index.ts";
+import { readManifest } from "../../src/manifest/index.ts";
+import type { RawManifest } from "../../src/manifest/schema.ts";
 import type { Model } from "../../src/model/types.ts";
 import { writeInitialMigration } from "../../src/migrations.ts";
 import { writeTree } from "../../src/tree/writer.ts";
@@ -11,10 +12,10 @@ import type { FileTree } from "../../src/tree/file-tree.ts";
 export const REPO = fileURLToPath(new URL("../../", import.meta.url));
 export const EXAMPLES = join(REPO, "examples");
 
-export async function exampleTree(name: string): Promise<{ model: Model; tree: FileTree }> {
-  const manifest = join(EXAMPLES, `${name}.yaml`);
-  const model = await readModel(manifest);
-  return { model, tree: emitServer(model, { manifestName: basename(manifest) }) };
+export async function exampleTree(name: string): Promise<{ manifest: RawManifest; model: Model; tree: FileTree }> {
+  const file = join(EXAMPLES, `${name}.yaml`);
+  const { manifest, model } = await readManifest(file);
+  return { manifest, model, tree: emitServer(model, { manifestName: basename(file) }) };
 }
 
 /**
@@ -29,9 +30,9 @@ export async function scratchDir(prefix: string): Promise<string> {
 
 /** Generates an example into a fresh scratch directory, with its first migration. */
 export async function generateExample(name: string): Promise<{ dir: string; model: Model }> {
-  const { model, tree } = await exampleTree(name);
+  const { manifest, model, tree } = await exampleTree(name);
   const dir = await scratchDir(name);
   await writeTree(dir, tree);
-  await writeInitialMigration(dir, model);
+  await writeInitialMigration(dir, manifest, model);
   return { dir, model };
 }

@@ -1,0 +1,122 @@
+import { existsSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, join, relative, resolve } from "node:path";
+import { confirm } from "@inquirer/prompts";
+import { emitServer } from "../emit/index.ts";
+import { emitPrismaSchema } from "../emit/prisma-schema.ts";
+import { UserError } from "../errors.ts";
+import { readManifest } from "../manifest/index.ts";
+import { countRows, enableWal, forgetFailedMigrations } from "../migrate/database.ts";
+import { planMigration, type MigrationPlan } from "../migrate/plan.ts";
+import { describeRisk, riskCountSql } from "../migrate/risks.ts";
+import { sqliteRenames } from "../migrate/sqlite.ts";
+import { existingMigrations, latestSnapshot, migrationFolderName, migrationsDir, writeMigration } from "../migrations.ts";
+import { buildModel } from "../model/build.ts";
+import type { Model } from "../model/types.ts";
+import { deployMigrations, diffSchemas } from "../prisma/cli.ts";
+import { compareTree } from "../tree/writer.ts";
+import { databaseUrlFor } from "./env.ts";
+
+export interface MigrateOptions {
+  manifest: string;
+  out: string;
+  name?: string;
+  createOnly?: boolean;
+  acceptDataLoss?: boolean;
+}
+
+/** `tablegen migrate`: a migration for the manifest's changes, checked for data loss, then applied. */
+export async function migrate(options: MigrateOptions, interactive: boolean, log: (line: string) => void): Promise<void> {
+  const { manifest, model } = await readManifest(options.manifest);
+  const outDir = resolve(options.out);
+  const shown = relative(process.cwd(), outDir) || ".";
+  if (!existsSync(join(outDir, "prisma", "schema.prisma"))) {
+    throw new UserError(`${shown}: no generated server here; run "tablegen generate" first`);
+  }
+  const stale = await compareTree(outDir, emitServer(model, { manifestName: basename(options.manifest) }));
+  if (stale.length > 0) log(`Warning: ${shown} is not up to date with ${options.manifest}; run "tablegen generate" too.`);
+
+  const url = databaseUrlFor(options.manifest) ?? (model.database === "sqlite" ? "file:./data.db" : undefined);
+  if (!url && !options.createOnly) throw new UserError("DATABASE_URL is not set, in the environment or in the .env beside the manifest");
+
+  const existing = await existingMigrations(outDir);
+  const previous = await latestSnapshot(outDir);
+  if (existing.length > 0 && !previous) {
+    throw new UserError(`${shown}: the latest migration, ${existing.at(-1)}, has no tablegen.json to compare the manifest with`);
+  }
+  const plan = planMigration(previous, manifest);
+  if (plan.problems.length > 0) throw new UserError(`${options.manifest}: cannot migrate:\n${plan.problems.map((line) => `  ${line}`).join("\n")}`);
+  await confirmDataLoss(plan, model.database, url, outDir, options.acceptDataLoss === true, interactive);
+
+  const sql = await migrationSql(plan, model, outDir);
+  let written: string | undefined;
+  if (sql === undefined) {
+    log("No changes to the database schema: no migration written.");
+  } else {
+    const name = migrationFolderName(options.name ?? plan.changes[0] ?? "migration", existing);
+    const schema = emitPrismaSchema(model);
+    await writeMigration(outDir, name, { sql, schema, manifest, model });
+    written = name;
+    log(`Wrote ${relative(process.cwd(), join(migrationsDir(outDir), name))}:`);
+    for (const change of plan.changes) log(`  ${change}`);
+  }
+  if (options.createOnly || !url) return;
+
+  try {
+    await deployMigrations(outDir, url);
+  } catch (error) {
+    const failed = forgetFailedMigrations(model.database, url, outDir);
+    if (written) await rm(join(migrationsDir(outDir), written), { recursive: true, force: true });
+    const reason = (error as Error).message.replace(/^prisma migrate deploy failed: /, "");
+    const which = failed.length > 0 ? `migration ${failed.join(", ")}` : "migration";
+    throw new UserError(`the ${which} failed and was rolled back, the database is unchanged: ${reason}`);
+  }
+  if (model.database === "sqlite") enableWal(url, outDir);
+  log(`Applied pending migrations to ${model.database === "sqlite" ? url : "DATABASE_URL"}.`);
+}
+
+/** Lists what the change would lose and asks (on a terminal) or refuses, unless accepted. */
+async function confirmDataLoss(
+  plan: MigrationPlan,
+  database: "sqlite" | "postgresql",
+  url: string | undefined,
+  outDir: string,
+  accepted: boolean,
+  interactive: boolean,
+): Promise<void> {
+  if (plan.risks.length === 0) return;
+  const counts = url ? countRows(database, url, outDir, plan.risks.map((risk) => riskCountSql(risk, plan.renames))) : [];
+  const risks = plan.risks.map((risk, index) => ({ risk, rows: counts[index] })).filter(({ rows }) => rows !== 0);
+  if (risks.length === 0 || accepted) return;
+  const listing = risks.map(({ risk, rows }) => `  ${describeRisk(risk, rows)}`).join("\n");
+  if (interactive) {
+    const proceed = await confirm({ message: `This change can lose data:\n${listing}\nApply it anyway?`, default: false });
+    if (proceed) return;
+    throw new UserError("migrate cancelled: nothing was written or changed");
+  }
+  throw new UserError(
+    `migrate refused: the change would lose data:\n${listing}\nNothing was written or changed. Run again with --accept-data-loss to apply it.`,
+  );
+}
+
+/** Renames first, then what Prisma computes from the renamed previous schema to the new one. */
+async function migrationSql(plan: MigrationPlan, model: Model, outDir: string): Promise<string | undefined> {
+  const scratch = await mkdtemp(join(tmpdir(), "tablegen-migrate-"));
+  try {
+    const to = join(scratch, "to.prisma");
+    await writeFile(to, emitPrismaSchema(model));
+    let from: string | undefined;
+    if (Object.keys(plan.renamedPrevious.tables).length > 0) {
+      from = join(scratch, "from.prisma");
+      await writeFile(from, emitPrismaSchema(buildModel(plan.renamedPrevious)));
+    }
+    const diff = await diffSchemas(from, to, model.database, outDir);
+    const prismaSql = diff.replace(/^-- This is an empty migration\.\s*$/m, "").trim();
+    const renames = model.database === "sqlite" ? sqliteRenames(plan.renames, plan.renamedPrevious).trim() : "";
+    if (!prismaSql && !renames) return undefined;
+    return [renames, prismaSql].filter(Boolean).join("\n\n") + "\n";
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
