@@ -12,7 +12,12 @@ export interface InitOptions {
   db?: string;
   yes?: boolean;
   force?: boolean;
+  /** --ai: the description of the application the AI generator drafts the tables from. */
   ai?: string;
+  /** With --ai: the AI generator's --model, --timeout and --max-repairs. */
+  model?: string;
+  timeout?: string;
+  maxRepairs?: string;
 }
 
 interface InitAnswers {
@@ -33,7 +38,6 @@ export function defaultDatabaseUrl(database: Database, project: string): string 
 }
 
 export async function init(dir: string, options: InitOptions, interactive: boolean): Promise<string[]> {
-  if (options.ai !== undefined) throw new UserError("init --ai: the AI generator is not implemented yet");
   const target = resolve(dir);
   const manifestPath = join(target, "tablegen.yaml");
   const envPath = join(target, ".env");
@@ -42,14 +46,34 @@ export async function init(dir: string, options: InitOptions, interactive: boole
       if (existsSync(path)) throw new UserError(`${shownPath(path)} already exists; use --force to overwrite it`);
     }
   }
-  const answers = options.yes || !interactive ? defaults(target, options) : await ask(target, options);
+  const ai = options.ai === undefined ? undefined : await import("./ai.ts");
+  if (ai && options.ai !== undefined) ai.checkPrompt(options.ai, "init --ai");
+  // Settings (and the API key) are checked before any question is asked.
+  const aiSettings = ai?.aiSettings(options);
+  const review = interactive && !options.yes;
+  const answers = review ? await ask(target, options, aiSettings === undefined) : defaults(target, options);
+
+  let manifest = render("init/tablegen.yaml.hbs", answers);
+  let database = answers.database;
+  if (ai && aiSettings && options.ai !== undefined) {
+    // The project name and an explicitly chosen database are the user's, whatever the model says.
+    const chosenDatabase = options.db !== undefined || review ? answers.database : undefined;
+    const draft = await ai.draftWithReview(options.ai, aiSettings, {
+      file: manifestPath,
+      review,
+      print: (text) => console.log(text),
+      overrides: { project: answers.project, database: chosenDatabase },
+    });
+    manifest = draft.text;
+    database = draft.manifest.database ?? "sqlite";
+  }
 
   await mkdir(target, { recursive: true });
   const files: [string, string][] = [
-    [manifestPath, render("init/tablegen.yaml.hbs", answers)],
+    [manifestPath, manifest],
     [
       envPath,
-      `API_SIGNATURE_KEY=${newSignatureKey()}\nDATABASE_URL="${defaultDatabaseUrl(answers.database, answers.project)}"\n`,
+      `API_SIGNATURE_KEY=${newSignatureKey()}\nDATABASE_URL="${defaultDatabaseUrl(database, answers.project)}"\n`,
     ],
   ];
   const gitignorePath = join(target, ".gitignore");
@@ -89,7 +113,7 @@ function defaults(target: string, options: InitOptions): InitAnswers {
   return { project, database: databaseOption(options.db), example: true };
 }
 
-async function ask(target: string, options: InitOptions): Promise<InitAnswers> {
+async function ask(target: string, options: InitOptions, askExample: boolean): Promise<InitAnswers> {
   const project =
     options.name ??
     (await input({
@@ -108,10 +132,12 @@ async function ask(target: string, options: InitOptions): Promise<InitAnswers> {
             { name: "PostgreSQL", value: "postgresql" },
           ],
         });
-  const example = await confirm({
-    message: "Start from the example tables (authors, books and a query)?",
-    default: true,
-  });
+  const example =
+    askExample &&
+    (await confirm({
+      message: "Start from the example tables (authors, books and a query)?",
+      default: true,
+    }));
   return { project, database, example };
 }
 

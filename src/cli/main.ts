@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { Command, CommanderError, Option } from "commander";
 import { UserError } from "../errors.ts";
+import type { AiCommandOptions } from "./ai.ts";
 import type { MigrateOptions } from "./migrate.ts";
 
 const DEFAULT_MANIFEST = "tablegen.yaml";
@@ -34,6 +35,9 @@ function program(outcome: Outcome): Command {
     .option("--name <name>", "project name (first URL segment)")
     .addOption(new Option("--db <database>", "database").choices(["sqlite", "postgresql"]))
     .option("--ai <prompt>", "draft the tables with the AI generator from a description of the app")
+    .option("--model <name>", "with --ai: model name (default: $TABLEGEN_AI_MODEL or gpt-4.1-mini)")
+    .option("--timeout <seconds>", "with --ai: give up on a request to the model after this many seconds", "60")
+    .option("--max-repairs <n>", "with --ai: how many times invalid drafts are sent back for repair", "2")
     .option("-y, --yes", "use defaults instead of asking")
     .option("--force", "overwrite an existing tablegen.yaml or .env")
     .action(async (dir: string, options) => {
@@ -51,12 +55,20 @@ function program(outcome: Outcome): Command {
     .argument("<prompt>", "what the application does")
     .option("--out <file>", "manifest to write", DEFAULT_MANIFEST)
     .option("--model <name>", "model name (default: $TABLEGEN_AI_MODEL or gpt-4.1-mini)")
-    .option("--timeout <seconds>", "give up on the model after this many seconds", "60")
+    .option("--timeout <seconds>", "give up on a request to the model after this many seconds", "60")
     .option("--max-repairs <n>", "how many times invalid drafts are sent back for repair", "2")
     .option("-y, --yes", "write the draft without asking")
     .option("--force", "overwrite an existing manifest")
-    .action(() => {
-      throw new UserError("ai: not implemented yet");
+    .action(async (prompt: string, options: AiCommandOptions) => {
+      const { ai } = await import("./ai.ts");
+      const { shownPath } = await import("./init.ts");
+      const written = await ai(prompt, options, Boolean(process.stdin.isTTY));
+      const shown = shownPath(written);
+      console.log(`Wrote ${shown}`);
+      const manifest = shown === DEFAULT_MANIFEST ? "" : ` --manifest ${shown}`;
+      console.log(
+        `Next: tablegen generate${manifest} && tablegen migrate${manifest}, then npm start in the generated server.`,
+      );
     });
 
   cli

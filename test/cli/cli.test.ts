@@ -117,15 +117,20 @@ describe.concurrent("the tablegen command", () => {
     expect(await readFile(join(target, ".env"), "utf8")).toMatch(/^API_SIGNATURE_KEY=[A-Za-z0-9_-]{43}$/m);
   });
 
-  // These two commands are still stubs; the assertions change when they are built.
-  it("says ai is not implemented yet, and migrate needs a manifest and a generated server", async ({ expect }) => {
+  it("says ai needs an API key, and migrate needs a manifest and a generated server", async ({ expect }) => {
     const [ai, noManifest, noServer] = await Promise.all([
-      tablegen("ai", "a library"),
+      execa(process.execPath, ["bin/tablegen.js", "ai", "a library"], {
+        reject: false,
+        cwd: root,
+        env: { NO_COLOR: "1", OPENAI_API_KEY: "" },
+      }),
       tablegen("migrate", "--manifest", join(dir, "none.yaml")),
       tablegen("migrate", "--manifest", join(root, "examples/tasks.yaml"), "--out", join(dir, "nowhere")),
     ]);
     expect(ai.exitCode).toBe(1);
-    expect(ai.stderr).toBe("tablegen: ai: not implemented yet");
+    expect(ai.stderr).toBe(
+      "tablegen: OPENAI_API_KEY is not set: the AI generator needs an API key (OPENAI_BASE_URL points it at any OpenAI-compatible server)",
+    );
     expect(noManifest.exitCode).toBe(1);
     expect(noManifest.stderr).toBe(`tablegen: ${join(dir, "none.yaml")}: manifest not found (run "tablegen init" to create one)`);
     expect(noServer.exitCode).toBe(1);

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -171,10 +172,19 @@ describe("tablegen init", () => {
     expect(await readFile(join(other, ".gitignore"), "utf8")).toBe(complete);
   });
 
-  it("refuses --ai until the AI generator exists", async () => {
-    await expect(init(dir, { ai: "a library" }, false)).rejects.toThrow(
-      new UserError("init --ai: the AI generator is not implemented yet"),
-    );
+  it("refuses --ai without an API key, before writing anything (test/ai/ covers the AI generator)", async () => {
+    const key = process.env.OPENAI_API_KEY;
+    delete process.env.OPENAI_API_KEY;
+    try {
+      await expect(init(dir, { ai: "a library" }, false)).rejects.toThrow(
+        new UserError(
+          "OPENAI_API_KEY is not set: the AI generator needs an API key (OPENAI_BASE_URL points it at any OpenAI-compatible server)",
+        ),
+      );
+    } finally {
+      if (key !== undefined) process.env.OPENAI_API_KEY = key;
+    }
+    expect(existsSync(join(dir, "tablegen.yaml"))).toBe(false);
   });
 });
 

@@ -1,0 +1,183 @@
+import { existsSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import { basename, dirname, resolve } from "node:path";
+import { input, select } from "@inquirer/prompts";
+import { OpenAI } from "openai";
+import yoctoSpinner from "yocto-spinner";
+import {
+  DEFAULT_MODEL,
+  draftManifest,
+  firstMessages,
+  revisionMessages,
+  type Draft,
+  type DraftSettings,
+} from "../ai/generate.ts";
+import { summary } from "../ai/summary.ts";
+import { UserError } from "../errors.ts";
+import { shownPath } from "./init.ts";
+
+/** The options of `tablegen ai` (and of `init --ai`, which writes to its own tablegen.yaml). */
+export interface AiOptions {
+  model?: string;
+  /** Seconds, as typed. */
+  timeout?: string;
+  /** As typed. */
+  maxRepairs?: string;
+}
+
+export interface AiCommandOptions extends AiOptions {
+  out: string;
+  yes?: boolean;
+  force?: boolean;
+}
+
+export const MISSING_KEY =
+  "OPENAI_API_KEY is not set: the AI generator needs an API key (OPENAI_BASE_URL points it at any OpenAI-compatible server)";
+
+/** The settings of a conversation with the model, from the flags and the environment; checked before any request. */
+export type AiSettings = Omit<DraftSettings, "file" | "comment" | "overrides" | "onRequest">;
+
+export function aiSettings(options: AiOptions): AiSettings {
+  const timeoutSeconds = positiveSeconds(options.timeout ?? "60");
+  const maxRepairs = repairCount(options.maxRepairs ?? "2");
+  const apiKey = process.env.OPENAI_API_KEY?.trim();
+  if (!apiKey) throw new UserError(MISSING_KEY);
+  const baseURL = process.env.OPENAI_BASE_URL?.trim();
+  if (baseURL && !/^https?:$/.test(urlProtocol(baseURL))) {
+    throw new UserError(
+      `OPENAI_BASE_URL is not an http(s) URL: "${baseURL}" (for example http://localhost:11434/v1 for Ollama)`,
+    );
+  }
+  const model = options.model?.trim() || process.env.TABLEGEN_AI_MODEL?.trim() || DEFAULT_MODEL;
+  // The SDK reads OPENAI_BASE_URL itself. No retries: --timeout is the longest wait of a request.
+  const client = new OpenAI({ apiKey, timeout: timeoutSeconds * 1000, maxRetries: 0 });
+  return { client, model, maxRepairs, timeoutSeconds };
+}
+
+function urlProtocol(text: string): string {
+  try {
+    return new URL(text).protocol;
+  } catch {
+    return "";
+  }
+}
+
+function positiveSeconds(text: string): number {
+  const value = Number(text);
+  if (text.trim() === "" || !Number.isFinite(value) || value <= 0)
+    throw new UserError(`--timeout must be a positive number of seconds, not "${text}"`);
+  return value;
+}
+
+function repairCount(text: string): number {
+  const value = Number(text);
+  if (!/^\s*\d+\s*$/.test(text) || !Number.isSafeInteger(value))
+    throw new UserError(`--max-repairs must be a whole number (0 or more), not "${text}"`);
+  return value;
+}
+
+export function checkPrompt(prompt: string, flag: string): void {
+  if (prompt.trim() === "") {
+    throw new UserError(`${flag}: the description is empty: say what the application does, e.g. "a lending library"`);
+  }
+}
+
+/** `tablegen ai "<prompt>"`: drafts, shows, asks (on a terminal, without --yes), writes. Returns the written file. */
+export async function ai(prompt: string, options: AiCommandOptions, interactive: boolean): Promise<string> {
+  checkPrompt(prompt, "ai");
+  const settings = aiSettings(options);
+  const out = resolve(options.out);
+  if (!options.force && existsSync(out))
+    throw new UserError(`${shownPath(out)} already exists; use --force to overwrite it`);
+  const draft = await draftWithReview(prompt, settings, {
+    file: out,
+    review: interactive && !options.yes,
+    print: (text) => console.log(text),
+  });
+  await mkdir(dirname(out), { recursive: true });
+  try {
+    await writeFile(out, draft.text, { flag: options.force ? "w" : "wx" });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST")
+      throw new UserError(`${shownPath(out)} already exists; use --force to overwrite it`);
+    throw error;
+  }
+  return out;
+}
+
+export interface ReviewOptions {
+  /** The file the manifest is for. */
+  file: string;
+  /** Ask to accept, retry with instructions or cancel (a terminal without --yes). */
+  review: boolean;
+  print: (text: string) => void;
+  overrides?: DraftSettings["overrides"];
+}
+
+/**
+ * Drafts a manifest while a spinner turns, prints its summary and, when reviewing, asks whether to
+ * accept it, retry with extra instructions, or cancel. Returns the accepted draft.
+ */
+export async function draftWithReview(prompt: string, settings: AiSettings, options: ReviewOptions): Promise<Draft> {
+  const shown = shownPath(options.file);
+  const base: DraftSettings = {
+    ...settings,
+    file: basename(options.file),
+    comment: fileComment(settings.model, prompt),
+    overrides: options.overrides,
+  };
+  let messages = firstMessages(prompt);
+  for (let revision = 0; ; revision++) {
+    const draft = await withSpinner(base, messages, revision === 0 ? "Drafting" : "Revising");
+    options.print(`\n${summary(draft.manifest)}\n`);
+    if (!options.review) return draft;
+    const choice = await select<"accept" | "retry" | "cancel">({
+      message: revision === 0 ? "Use this manifest?" : `Use the revised manifest (revision ${revision})?`,
+      choices: [
+        { name: `Accept: write ${shown}`, value: "accept" },
+        { name: "Retry with extra instructions", value: "retry" },
+        { name: "Cancel", value: "cancel" },
+      ],
+    });
+    if (choice === "accept") return draft;
+    if (choice === "cancel") throw new UserError("cancelled: nothing was written");
+    const instructions = await input({
+      message: "What should change?",
+      validate: (value) => value.trim() !== "" || "describe the change, e.g. add a tags table",
+    });
+    messages = revisionMessages(draft, instructions);
+  }
+}
+
+async function withSpinner(
+  settings: DraftSettings,
+  messages: Parameters<typeof draftManifest>[0],
+  doing: "Drafting" | "Revising",
+): Promise<Draft> {
+  const spinner = process.stderr.isTTY ? yoctoSpinner({ stream: process.stderr }) : undefined;
+  const onRequest = (repair: number) => {
+    const text =
+      repair === 0
+        ? `${doing} the manifest with ${settings.model}…`
+        : `Repairing the draft (${repair} of ${settings.maxRepairs})…`;
+    if (spinner?.isSpinning) spinner.text = text;
+    else spinner?.start(text);
+  };
+  try {
+    const draft = await draftManifest(messages, { ...settings, onRequest });
+    const repaired = draft.repairs === 0 ? "" : ` after ${draft.repairs} ${draft.repairs === 1 ? "repair" : "repairs"}`;
+    spinner?.success(`Drafted a valid manifest with ${settings.model}${repaired}`);
+    return draft;
+  } finally {
+    spinner?.stop();
+  }
+}
+
+/** The comment heading a drafted YAML manifest: where it came from. */
+function fileComment(model: string, prompt: string): string {
+  const lines = prompt
+    .trim()
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g, "")
+    .split(/\r\n|\r|\n/);
+  return `Drafted by tablegen ai (${model}) from:\n  ${lines.join("\n  ")}`;
+}
