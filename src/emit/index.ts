@@ -1,3 +1,4 @@
+import type { Database } from "../manifest/schema.ts";
 import type { Model } from "../model/types.ts";
 import { render, staticFile } from "../templates.ts";
 import { fileTree, type FileTree } from "../tree/file-tree.ts";
@@ -6,7 +7,9 @@ import { emitEnvExample, emitPackageJson, emitStoredKinds } from "./project.ts";
 import { emitPrismaSchema } from "./prisma-schema.ts";
 import { emitQuery } from "./queries.ts";
 import { emitReadme } from "./readme.ts";
-import { emitSqliteTable, emitTableSchemas } from "./tables.ts";
+import { emitPostgresTable } from "./postgres.ts";
+import { emitSqliteTable } from "./sqlite.ts";
+import { emitTableSchemas } from "./tables.ts";
 
 /** Files copied as they are, by their path in the generated server and in `templates/server/`. */
 const SHARED_FILES: Record<string, string> = {
@@ -14,6 +17,7 @@ const SHARED_FILES: Record<string, string> = {
   "tsconfig.json": "tsconfig.json",
   "tsconfig.build.json": "tsconfig.build.json",
   "src/app.ts": "src/app.ts",
+  "src/cluster.ts": "src/cluster.ts",
   "src/env.ts": "src/env.ts",
   "src/server.ts": "src/server.ts",
   "src/http/auth.ts": "src/http/auth.ts",
@@ -25,14 +29,26 @@ const SHARED_FILES: Record<string, string> = {
   "src/http/validation.ts": "src/http/validation.ts",
 };
 
-const SQLITE_FILES: Record<string, string> = {
-  "prisma.config.ts": "sqlite/prisma.config.ts",
-  "src/constraints.ts": "sqlite/constraints.ts",
-  "src/db.ts": "sqlite/db.ts",
-  "src/prisma.ts": "sqlite/prisma.ts",
-  "src/query.ts": "sqlite/query.ts",
-  "src/values.ts": "sqlite/values.ts",
-  "src/wal.ts": "sqlite/wal.ts",
+/** Files that differ by database: the driver, its errors, stored values and Prisma's adapter. */
+const DATABASE_FILES: Record<Database, Record<string, string>> = {
+  sqlite: {
+    "prisma.config.ts": "sqlite/prisma.config.ts",
+    "src/constraints.ts": "sqlite/constraints.ts",
+    "src/db.ts": "sqlite/db.ts",
+    "src/prisma.ts": "sqlite/prisma.ts",
+    "src/query.ts": "sqlite/query.ts",
+    "src/values.ts": "sqlite/values.ts",
+    "src/wal.ts": "sqlite/wal.ts",
+  },
+  postgresql: {
+    "prisma.config.ts": "postgres/prisma.config.ts",
+    "src/constraints.ts": "postgres/constraints.ts",
+    "src/db.ts": "postgres/db.ts",
+    "src/prisma.ts": "postgres/prisma.ts",
+    "src/prisma-adapter.ts": "postgres/prisma-adapter.ts",
+    "src/query.ts": "postgres/query.ts",
+    "src/values.ts": "postgres/values.ts",
+  },
 };
 
 export interface EmitOptions {
@@ -42,30 +58,38 @@ export interface EmitOptions {
 
 /** The whole generated server for a model, in memory. A pure function of its inputs. */
 export function emitServer(model: Model, options: EmitOptions): FileTree {
-  if (model.database !== "sqlite") throw new Error(`database ${model.database} is not supported yet`);
+  const sqlite = model.database === "sqlite";
   const files: [string, string][] = [];
   const add = (path: string, content: string) => files.push([path, content]);
 
-  for (const [path, template] of Object.entries({ ...SHARED_FILES, ...SQLITE_FILES })) add(path, staticFile(`server/${template}`));
+  for (const [path, template] of Object.entries({ ...SHARED_FILES, ...DATABASE_FILES[model.database] })) {
+    add(path, staticFile(`server/${template}`));
+  }
   add("package.json", emitPackageJson(model));
   add("README.md", emitReadme(model, options.manifestName));
   add(".env.example", emitEnvExample(model));
   add("prisma/schema.prisma", emitPrismaSchema(model));
-  add("src/config.ts", render("server/src/config.ts.hbs", { defaultDatabaseUrl: "file:./data.db" }));
-  add("src/columns.ts", emitStoredKinds(model));
+  add("src/config.ts", render("server/src/config.ts.hbs", { sqlite }));
+  if (sqlite) add("src/columns.ts", emitStoredKinds(model));
   add("src/store.ts", emitStore(model));
   add("src/routes/index.ts", render("server/routes-index.ts.hbs", { project: model.project, versions: model.versions }));
 
   for (const table of model.tables) {
     add(`src/schemas/${table.name}.ts`, emitTableSchemas(table, model));
-    add(`src/tables/${table.name}.ts`, emitSqliteTable(table, model));
+    add(`src/tables/${table.name}.ts`, sqlite ? emitSqliteTable(table, model) : emitPostgresTable(table, model));
     for (const version of table.versions) {
-      add(`src/routes/${version}/${table.name}.ts`, render("server/table/routes.ts.hbs", { ...tableNames(table.name), version, project: model.project }));
+      const context = { ...tableNames(table.name), version, project: model.project, ...awaiting(sqlite) };
+      add(`src/routes/${version}/${table.name}.ts`, render("server/table/routes.ts.hbs", context));
     }
   }
   for (const query of model.queries) add(`src/queries/${query.name}.ts`, emitQuery(query, model));
   for (const version of model.versions) add(`src/routes/${version}/index.ts`, emitVersion(model, version));
   return fileTree(files);
+}
+
+/** How route files wait for the table: SQLite's driver is synchronous, PostgreSQL's is not. */
+function awaiting(sqlite: boolean) {
+  return sqlite ? { await: "", open: "", close: "" } : { await: "await ", open: "(await ", close: ")" };
 }
 
 function emitStore(model: Model): string {

@@ -1,22 +1,34 @@
+import type { Database } from "../manifest/schema.ts";
 import type { Model } from "../model/types.ts";
-import { render } from "../templates.ts";
+import { render, staticFile } from "../templates.ts";
 
-/** Versions of what a generated server runs on; the same majors tablegen is developed against. */
-export const SERVER_DEPENDENCIES = {
-  "@fastify/cors": "^11.2.0",
-  "@prisma/adapter-better-sqlite3": "6.19.3",
-  "@prisma/client": "6.19.3",
-  "better-sqlite3": "^11.10.0",
-  fastify: "^5.12.0",
-  prisma: "6.19.3",
-  tsx: "^4.20.0",
+/**
+ * What a generated server runs on, at the versions tablegen itself is developed and tested
+ * against (its own package.json), so a server generated inside this repository needs no install.
+ */
+const RUNTIME: Record<Database, string[]> = {
+  sqlite: ["@prisma/adapter-better-sqlite3", "better-sqlite3"],
+  postgresql: ["@prisma/adapter-pg", "pg"],
+};
+const SHARED_RUNTIME = ["@fastify/cors", "@prisma/client", "fastify", "prisma", "tsx"];
+const DEVELOPMENT: Record<Database, string[]> = { sqlite: ["@types/better-sqlite3"], postgresql: ["@types/pg"] };
+const SHARED_DEVELOPMENT = ["@types/node", "typescript"];
+
+const tablegenPackage = JSON.parse(staticFile("../package.json")) as {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
 };
 
-export const SERVER_DEV_DEPENDENCIES = {
-  "@types/better-sqlite3": "^7.6.13",
-  "@types/node": "^20.19.0",
-  typescript: "^5.9.0",
-};
+/** `name → range` for packages, exact for Prisma (its CLI, client and adapters move together), `^` otherwise. */
+function versions(names: string[]): Record<string, string> {
+  const entries = names.sort().map((name) => {
+    const version = tablegenPackage.dependencies[name] ?? tablegenPackage.devDependencies[name];
+    if (!version) throw new Error(`tablegen's package.json does not list ${name}`);
+    return [name, name.includes("prisma") ? version : `^${version}`];
+  });
+  return Object.fromEntries(entries);
+}
+
 
 export function emitPackageJson(model: Model): string {
   const pkg = {
@@ -28,13 +40,14 @@ export function emitPackageJson(model: Model): string {
     engines: { node: ">=20.12" },
     scripts: {
       start: "node --import tsx src/server.ts",
-      migrate: "prisma migrate deploy && tsx src/wal.ts",
+      migrate: model.database === "sqlite" ? "prisma migrate deploy && tsx src/wal.ts" : "prisma migrate deploy",
       build: "prisma generate && tsc -p tsconfig.build.json",
       "start:prod": "node dist/server.js",
+      cluster: "node --import tsx src/cluster.ts",
       postinstall: "prisma generate",
     },
-    dependencies: SERVER_DEPENDENCIES,
-    devDependencies: SERVER_DEV_DEPENDENCIES,
+    dependencies: versions([...SHARED_RUNTIME, ...RUNTIME[model.database]]),
+    devDependencies: versions([...SHARED_DEVELOPMENT, ...DEVELOPMENT[model.database]]),
   };
   return JSON.stringify(pkg, null, 2) + "\n";
 }

@@ -1,3 +1,5 @@
+import type { Database } from "../manifest/schema.ts";
+import { positionalSql } from "../manifest/sql.ts";
 import type { Model, Query, QueryParam } from "../model/types.ts";
 import { render } from "../templates.ts";
 import { queryNames } from "./names.ts";
@@ -18,18 +20,19 @@ function paramSchema(param: QueryParam): string {
   }
 }
 
-function binding(param: QueryParam): string {
+/** The bound value of a parameter: SQLite takes booleans as 0/1, PostgreSQL as booleans. */
+function boundValue(param: QueryParam, database: Database): string {
   const value = `params.${param.name}`;
   switch (param.kind) {
     case "float":
     case "integer":
-      return `${param.name}: Number(${value})`;
+      return `Number(${value})`;
     case "boolean":
-      return `${param.name}: Number(${value} === "true")`;
+      return database === "sqlite" ? `Number(${value} === "true")` : `${value} === "true"`;
     case "datetime":
-      return `${param.name}: storedDateTime(${value})`;
+      return `storedDateTime(${value})`;
     default:
-      return `${param.name}: ${value}`;
+      return value;
   }
 }
 
@@ -42,22 +45,31 @@ function fit(line: string, indent: number, broken: (line: string) => string): st
 
 /** `src/queries/<query>.ts`: the statement, its parameters' schema and its route. */
 export function emitQuery(query: Query, model: Model): string {
+  const sqlite = model.database === "sqlite";
   const usesDateTime = query.params.some((param) => param.kind === "datetime");
+  const order = query.params.map((param) => param.name);
+  const sql = sqlite ? query.sql : positionalSql(query.sql, order);
+  const bound = query.params.map((param) => boundValue(param, model.database));
+  const call = sqlite
+    ? `run({ ${query.params.map((param, index) => `${param.name}: ${bound[index]}`).join(", ")} })`
+    : `run([${bound.join(", ")}])`;
+  const found = sqlite ? "found(query(request.query))" : "found(await query(request.query))";
   return render("server/table/query.ts.hbs", {
     ...queryNames(query.name),
     query: query.name,
     project: model.project,
-    sql: query.sql.replace(/\\/g, "\\\\").replace(/`/g, "\\`").replace(/\$\{/g, "\\${"),
+    sql: sql.replace(/\\/g, "\\\\").replace(/`/g, "\\`").replace(/\$\{/g, "\\${"),
+    prepare: sqlite ? "prepareQuery(db, SQL)" : `prepareQuery(db, "${query.name}", SQL, [${order.map((name) => `"${name}"`).join(", ")}])`,
     valuesImport: usesDateTime ? 'import { storedDateTime } from "../values.js";' : undefined,
     paramTypes: query.params.map((param) => `${param.name}: string;`),
     paramSchemas: query.params.map((param) => `${param.name}: ${paramSchema(param)},`),
     required: query.params.map((param) => `"${param.name}"`).join(", "),
     runner:
       query.params.length > 0
-        ? fit(`(params: Params) => run({ ${query.params.map(binding).join(", ")} })`, 9, (line) => line.replace("=> ", "=>\n    "))
-        : "(_params: Params) => run({})",
+        ? fit(`(params: Params) => ${call}`, 9, (line) => line.replace("=> ", "=>\n    "))
+        : `(_params: Params) => ${sqlite ? "run({})" : "run([])"}`,
     route: fit(
-      `app.get<{ Querystring: Params }>("/${query.name}", { schema }, async (request) => found(query(request.query)));`,
+      `app.get<{ Querystring: Params }>("/${query.name}", { schema }, async (request) => ${found});`,
       2,
       (line) => line.replace("async (request) => found(", "async (request) =>\n    found(").replace(/\)\);$/, "),\n  );"),
     ),

@@ -6,6 +6,8 @@
 export interface SqlReading {
   /** Parameter names in order of first use. */
   params: string[];
+  /** Where each `:name` stands in the text, in order: `start` is the colon, `end` after the name. */
+  paramSpans: { name: string; start: number; end: number }[];
   /**
    * Upper-cased bare words outside strings, quoted names and comments, except the names after
    * a `.` (`p.set` is a column, not the keyword SET).
@@ -24,6 +26,7 @@ const WRITE_KEYWORDS = new Set(
 
 export function readSql(sql: string): SqlReading {
   const params: string[] = [];
+  const paramSpans: SqlReading["paramSpans"] = [];
   const keywords: string[] = [];
   let statements = 0;
   let statementHasContent = false;
@@ -51,6 +54,7 @@ export function readSql(sql: string): SqlReading {
     } else if (c === ":" && next !== undefined && /[A-Za-z_]/.test(next)) {
       const name = /^[A-Za-z_][A-Za-z0-9_]*/.exec(sql.slice(i + 1))![0];
       if (!params.includes(name)) params.push(name);
+      paramSpans.push({ name, start: i, end: i + 1 + name.length });
       statementHasContent = true;
       i += 1 + name.length;
     } else if (/[A-Za-z_]/.test(c)) {
@@ -64,7 +68,18 @@ export function readSql(sql: string): SqlReading {
     }
   }
   if (statementHasContent) statements++;
-  return { params, keywords, statements };
+  return { params, paramSpans, keywords, statements };
+}
+
+/** The SQL with each `:name` replaced by PostgreSQL's `$n`, n being the name's place in `order`. */
+export function positionalSql(sql: string, order: string[]): string {
+  let result = "";
+  let last = 0;
+  for (const { name, start, end } of readSql(sql).paramSpans) {
+    result += `${sql.slice(last, start)}$${order.indexOf(name) + 1}`;
+    last = end;
+  }
+  return result + sql.slice(last);
 }
 
 /** PostgreSQL's dollar quote opening a string: `$$` or `$tag$`. */

@@ -3,7 +3,8 @@ import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { emitServer } from "../../src/emit/index.ts";
 import { readManifest } from "../../src/manifest/index.ts";
-import type { RawManifest } from "../../src/manifest/schema.ts";
+import type { Database, RawManifest } from "../../src/manifest/schema.ts";
+import { buildModel } from "../../src/model/build.ts";
 import type { Model } from "../../src/model/types.ts";
 import { writeInitialMigration } from "../../src/migrations.ts";
 import { writeTree } from "../../src/tree/writer.ts";
@@ -12,9 +13,11 @@ import type { FileTree } from "../../src/tree/file-tree.ts";
 export const REPO = fileURLToPath(new URL("../../", import.meta.url));
 export const EXAMPLES = join(REPO, "examples");
 
-export async function exampleTree(name: string): Promise<{ manifest: RawManifest; model: Model; tree: FileTree }> {
+export async function exampleTree(name: string, database?: Database): Promise<{ manifest: RawManifest; model: Model; tree: FileTree }> {
   const file = join(EXAMPLES, `${name}.yaml`);
-  const { manifest, model } = await readManifest(file);
+  const { manifest } = await readManifest(file);
+  if (database) manifest.database = database;
+  const model = buildModel(manifest);
   return { manifest, model, tree: emitServer(model, { manifestName: basename(file) }) };
 }
 
@@ -28,10 +31,10 @@ export async function scratchDir(prefix: string): Promise<string> {
   return mkdtemp(join(root, `${prefix}-`));
 }
 
-/** Generates an example into a fresh scratch directory, with its first migration. */
-export async function generateExample(name: string): Promise<{ dir: string; model: Model }> {
-  const { manifest, model, tree } = await exampleTree(name);
-  const dir = await scratchDir(name);
+/** Generates an example (on another database if asked) into a fresh scratch directory, with its first migration. */
+export async function generateExample(name: string, database?: Database): Promise<{ dir: string; model: Model }> {
+  const { manifest, model, tree } = await exampleTree(name, database);
+  const dir = await scratchDir(database ? `${name}-${database}` : name);
   await writeTree(dir, tree);
   await writeInitialMigration(dir, manifest, model);
   return { dir, model };

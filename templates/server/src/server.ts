@@ -1,13 +1,13 @@
 import { buildApp } from "./app.js";
 import { ConfigError, loadConfig } from "./config.js";
-import { openDatabase } from "./db.js";
+import { closeDatabase, openDatabase } from "./db.js";
 import { loadEnvFile } from "./env.js";
 
 loadEnvFile();
 
 try {
   const config = loadConfig();
-  const db = openDatabase(config.databaseUrl);
+  const db = openDatabase(config);
   const app = await buildApp(config, db);
 
   const shutdown = async (signal: string) => {
@@ -16,7 +16,7 @@ try {
     const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
     await app.close();
     clearInterval(sweep);
-    db.close();
+    await closeDatabase(db);
   };
   process.once("SIGTERM", shutdown);
   process.once("SIGINT", shutdown);

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import Database from "better-sqlite3";
-import { ConfigError } from "./config.js";
+import { ConfigError, type Config } from "./config.js";
 
 export type Db = Database.Database;
 
@@ -11,8 +11,8 @@ export type StoredValues = Record<string, string | number | null>;
  * Opens the migrated SQLite database. WAL mode is set once, by `npm run migrate`; each
  * connection turns on foreign keys, relaxed syncing (safe under WAL) and a busy timeout.
  */
-export function openDatabase(url: string): Db {
-  const file = sqliteFile(url);
+export function openDatabase(config: Config): Db {
+  const file = sqliteFile(config.databaseUrl);
   if (!existsSync(file)) throw new ConfigError(`the database "${file}" does not exist: run "npm run migrate" first`);
   const db = new Database(file);
   db.pragma("foreign_keys = ON");
@@ -24,4 +24,8 @@ export function openDatabase(url: string): Db {
 export function sqliteFile(url: string): string {
   if (!url.startsWith("file:")) throw new ConfigError(`DATABASE_URL must be a file: URL for SQLite, not "${url}"`);
   return url.slice("file:".length);
+}
+
+export async function closeDatabase(db: Db): Promise<void> {
+  db.close();
 }

@@ -1,10 +1,10 @@
 import { deletedSchema, envelopeSchema } from "../http/envelope.js";
 
 /** A categories record as the API returns it. */
-export interface CategoriesRecord {
+export type CategoriesRecord = {
   id: string;
   name: string;
-}
+};
 
 /** The fields of a categories create; an update takes any non-empty subset. */
 export interface CategoriesInput {
@@ -29,7 +29,12 @@ export const categoriesSchemas = {
   list: { response: { 200: envelopeSchema({ type: "array", items: record }) } },
   show: { response: { 200: envelopeSchema(record) } },
   create: {
-    body: { type: "object", properties: fields, required: ["name"], additionalProperties: false },
+    body: {
+      type: "object",
+      properties: fields,
+      required: ["name"],
+      additionalProperties: false,
+    },
     response: { 201: envelopeSchema(record) },
   },
   update: {

@@ -1,12 +1,12 @@
 import { deletedSchema, envelopeSchema } from "../http/envelope.js";
 
 /** A comments record as the API returns it. */
-export interface CommentsRecord {
+export type CommentsRecord = {
   id: number;
   post_id: number;
   author: string;
   text: string;
-}
+};
 
 /** The fields of a comments create; an update takes any non-empty subset. */
 export interface CommentsInput {
@@ -37,7 +37,12 @@ export const commentsSchemas = {
   list: { response: { 200: envelopeSchema({ type: "array", items: record }) } },
   show: { response: { 200: envelopeSchema(record) } },
   create: {
-    body: { type: "object", properties: fields, required: ["post_id", "author", "text"], additionalProperties: false },
+    body: {
+      type: "object",
+      properties: fields,
+      required: ["post_id", "author", "text"],
+      additionalProperties: false,
+    },
     response: { 201: envelopeSchema(record) },
   },
   update: {

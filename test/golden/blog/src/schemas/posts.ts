@@ -1,7 +1,7 @@
 import { deletedSchema, envelopeSchema } from "../http/envelope.js";
 
 /** A posts record as the API returns it. */
-export interface PostsRecord {
+export type PostsRecord = {
   id: number;
   title: string;
   body: string | null;
@@ -10,7 +10,7 @@ export interface PostsRecord {
   user_id: number;
   category_id: string | null;
   published_at: string | null;
-}
+};
 
 /** The fields of a posts create; an update takes any non-empty subset. */
 export interface PostsInput {
@@ -53,7 +53,12 @@ export const postsSchemas = {
   list: { response: { 200: envelopeSchema({ type: "array", items: record }) } },
   show: { response: { 200: envelopeSchema(record) } },
   create: {
-    body: { type: "object", properties: fields, required: ["title", "user_id"], additionalProperties: false },
+    body: {
+      type: "object",
+      properties: fields,
+      required: ["title", "user_id"],
+      additionalProperties: false,
+    },
     response: { 201: envelopeSchema(record) },
   },
   update: {

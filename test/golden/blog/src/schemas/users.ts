@@ -1,7 +1,7 @@
 import { deletedSchema, envelopeSchema } from "../http/envelope.js";
 
 /** A users record as the API returns it. */
-export interface UsersRecord {
+export type UsersRecord = {
   id: number;
   name: string;
   email: string;
@@ -9,7 +9,7 @@ export interface UsersRecord {
   bio: string | null;
   active: boolean | null;
   created_at: string | null;
-}
+};
 
 /** The fields of a users create; an update takes any non-empty subset. */
 export interface UsersInput {
@@ -49,7 +49,12 @@ export const usersSchemas = {
   list: { response: { 200: envelopeSchema({ type: "array", items: record }) } },
   show: { response: { 200: envelopeSchema(record) } },
   create: {
-    body: { type: "object", properties: fields, required: ["name", "email"], additionalProperties: false },
+    body: {
+      type: "object",
+      properties: fields,
+      required: ["name", "email"],
+      additionalProperties: false,
+    },
     response: { 201: envelopeSchema(record) },
   },
   update: {

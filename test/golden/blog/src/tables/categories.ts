@@ -21,7 +21,10 @@ export function categoriesTable(db: Db) {
   };
   const references: ReferenceCheck[] = [];
   const referrers: ReferrerCheck[] = [
-    { table: "posts", holds: db.prepare(`SELECT 1 FROM "posts" WHERE "category_id" = ? LIMIT 1`) },
+    {
+      table: "posts",
+      holds: db.prepare(`SELECT 1 FROM "posts" WHERE "category_id" = ? LIMIT 1`),
+    },
   ];
 
   return {

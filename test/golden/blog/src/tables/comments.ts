@@ -19,7 +19,11 @@ export function commentsTable(db: Db) {
     remove: db.prepare<[number]>(`DELETE FROM "comments" WHERE "id" = ?`),
   };
   const references: ReferenceCheck[] = [
-    { field: "post_id", table: "posts", exists: db.prepare(`SELECT 1 FROM "posts" WHERE "id" = ?`) },
+    {
+      field: "post_id",
+      table: "posts",
+      exists: db.prepare(`SELECT 1 FROM "posts" WHERE "id" = ?`),
+    },
   ];
   const referrers: ReferrerCheck[] = [];
 

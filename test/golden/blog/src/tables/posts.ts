@@ -36,11 +36,22 @@ export function postsTable(db: Db) {
     remove: db.prepare<[number]>(`DELETE FROM "posts" WHERE "id" = ?`),
   };
   const references: ReferenceCheck[] = [
-    { field: "user_id", table: "users", exists: db.prepare(`SELECT 1 FROM "users" WHERE "id" = ?`) },
-    { field: "category_id", table: "categories", exists: db.prepare(`SELECT 1 FROM "categories" WHERE "id" = ?`) },
+    {
+      field: "user_id",
+      table: "users",
+      exists: db.prepare(`SELECT 1 FROM "users" WHERE "id" = ?`),
+    },
+    {
+      field: "category_id",
+      table: "categories",
+      exists: db.prepare(`SELECT 1 FROM "categories" WHERE "id" = ?`),
+    },
   ];
   const referrers: ReferrerCheck[] = [
-    { table: "comments", holds: db.prepare(`SELECT 1 FROM "comments" WHERE "post_id" = ? LIMIT 1`) },
+    {
+      table: "comments",
+      holds: db.prepare(`SELECT 1 FROM "comments" WHERE "post_id" = ? LIMIT 1`),
+    },
   ];
 
   return {

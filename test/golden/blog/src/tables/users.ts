@@ -36,7 +36,10 @@ export function usersTable(db: Db) {
   };
   const references: ReferenceCheck[] = [];
   const referrers: ReferrerCheck[] = [
-    { table: "posts", holds: db.prepare(`SELECT 1 FROM "posts" WHERE "user_id" = ? LIMIT 1`) },
+    {
+      table: "posts",
+      holds: db.prepare(`SELECT 1 FROM "posts" WHERE "user_id" = ? LIMIT 1`),
+    },
   ];
 
   return {

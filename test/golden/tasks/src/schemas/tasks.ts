@@ -1,7 +1,7 @@
 import { deletedSchema, envelopeSchema } from "../http/envelope.js";
 
 /** A tasks record as the API returns it. */
-export interface TasksRecord {
+export type TasksRecord = {
   id: number;
   title: string;
   description: string | null;
@@ -9,7 +9,7 @@ export interface TasksRecord {
   due_at: string | null;
   priority: number | null;
   done: boolean;
-}
+};
 
 /** The fields of a tasks create; an update takes any non-empty subset. */
 export interface TasksInput {
@@ -49,7 +49,12 @@ export const tasksSchemas = {
   list: { response: { 200: envelopeSchema({ type: "array", items: record }) } },
   show: { response: { 200: envelopeSchema(record) } },
   create: {
-    body: { type: "object", properties: fields, required: ["title"], additionalProperties: false },
+    body: {
+      type: "object",
+      properties: fields,
+      required: ["title"],
+      additionalProperties: false,
+    },
     response: { 201: envelopeSchema(record) },
   },
   update: {

@@ -1,0 +1,50 @@
+import cors from "@fastify/cors";
+import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from "fastify";
+import type { Config } from "./config.js";
+import type { Db } from "./db.js";
+import { signatureCheck } from "./http/auth.js";
+import { Failure, handleError, handleNotFound } from "./http/errors.js";
+import { formats } from "./http/formats.js";
+import { answerWrongMethods } from "./http/methods.js";
+import { routes } from "./routes/index.js";
+import { openStore } from "./store.js";
+
+/** The Fastify application: checks, routes and error answers; listening is the caller's. */
+export async function buildApp(config: Config, db: Db): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...(config.tls && { https: config.tls }),
+    logger: { level: config.logLevel },
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: config.bodyLimit,
+    routerOptions: { ignoreTrailingSlash: true },
+    ajv: {
+      customOptions: {
+        allErrors: true,
+        coerceTypes: false,
+        removeAdditional: false,
+        useDefaults: false,
+        verbose: true,
+        formats,
+      },
+    },
+  }) as unknown as FastifyInstance;
+
+  const corsEnabled = config.corsOrigins.length > 0;
+  const isPreflight = (request: FastifyRequest) =>
+    corsEnabled && request.method === "OPTIONS" && request.headers["access-control-request-method"] !== undefined;
+  if (corsEnabled) await app.register(cors, { origin: config.corsOrigins });
+  app.addHook("onRequest", signatureCheck(config.signatureKeys, isPreflight));
+
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler(handleNotFound);
+  // JSON only: bodies of any other type are read (so an oversized one is a 413 first), then refused.
+  app.removeContentTypeParser("text/plain");
+  app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, _body, done) => {
+    done(new Failure(415, "Unsupported media type"), undefined);
+  });
+
+  const addWrongMethodRoutes = answerWrongMethods(app, { exceptOptions: corsEnabled });
+  await app.register(routes, { store: openStore(db) });
+  addWrongMethodRoutes();
+  return app;
+}

@@ -1,0 +1,68 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { describeValidation } from "./validation.js";
+
+/** A failure answered with its status and message in the envelope. */
+export class Failure extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function notFound(): never {
+  throw new Failure(404, "Data not found");
+}
+
+export function invalid(problems: string[]): Failure {
+  return new Failure(400, `Invalid request: ${problems.join("; ")}`);
+}
+
+const MAX_DRAINED_BYTES = 8 * 1024 * 1024;
+
+/** Fastify's own errors, by code, as the envelope's status and message. */
+const FRAMEWORK_FAILURES: Record<string, [number, string]> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: [413, "Payload too large"],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, "Invalid request: Content-Length does not match the body"],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, "Unsupported media type"],
+  FST_ERR_CTP_EMPTY_JSON_BODY: [400, "Invalid request: body must be a JSON object"],
+  FST_ERR_CTP_INVALID_JSON_BODY: [400, "Invalid request: body is not valid JSON"],
+  FST_ERR_BAD_URL: [404, "Data not found"],
+};
+
+function failureOf(error: FastifyError): Failure {
+  if (error instanceof Failure) return error;
+  if (error.validation) return invalid(describeValidation(error.validation, error.validationContext));
+  const known = error.code ? FRAMEWORK_FAILURES[error.code] : undefined;
+  if (known) return new Failure(...known);
+  // The JSON parser's own errors: a syntax error, or a forbidden __proto__/constructor key.
+  if (error.statusCode === 400) return invalid(["body is not valid JSON"]);
+  return new Failure(500, "Internal server error");
+}
+
+export async function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const failure = failureOf(error);
+  if (failure.statusCode === 500) request.log.error({ err: error }, "request failed");
+  if (failure.statusCode === 413) await drain(request, MAX_DRAINED_BYTES);
+  return reply.code(failure.statusCode).send({ success: false, message: failure.message, data: [] });
+}
+
+export async function handleNotFound(_request: FastifyRequest, reply: FastifyReply) {
+  return reply.code(404).send({ success: false, message: "Data not found", data: [] });
+}
+
+/** Reads and discards what is left of a rejected body, so the client gets to read the answer. */
+async function drain(request: FastifyRequest, limit: number): Promise<void> {
+  const body = request.raw;
+  if (body.readableEnded || body.destroyed) return;
+  let received = 0;
+  try {
+    for await (const chunk of body) {
+      received += (chunk as Buffer).length;
+      if (received > limit) break;
+    }
+  } catch {
+    // The client went away; there is nobody to answer.
+  }
+}

@@ -1,0 +1,66 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** The directory of PostgreSQL's server programs (initdb, pg_ctl), or undefined when absent. */
+export function findPostgres(): string | undefined {
+  const root = "/usr/lib/postgresql";
+  if (existsSync(root)) {
+    const versions = readdirSync(root).sort((a, b) => Number(b) - Number(a));
+    for (const version of versions) {
+      const bin = join(root, version, "bin");
+      if (existsSync(join(bin, "initdb")) && existsSync(join(bin, "pg_ctl"))) return bin;
+    }
+  }
+  const which = spawnSync("sh", ["-c", "dirname \"$(command -v initdb)\""], { encoding: "utf8" });
+  const bin = which.stdout.trim();
+  return which.status === 0 && bin && existsSync(join(bin, "initdb")) ? bin : undefined;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface PostgresServer {
+  /** `postgresql://postgres@127.0.0.1:<port>` — append `/<database>`. */
+  url: string;
+  stop: () => void;
+}
+
+/**
+ * A throwaway PostgreSQL server on loopback: initdb into a temporary directory, a free port,
+ * trust authentication. Run as the postgres user when we are root (PostgreSQL refuses root).
+ */
+export async function startPostgres(bin: string): Promise<PostgresServer> {
+  const asRoot = process.getuid?.() === 0;
+  const dir = mkdtempSync(join(tmpdir(), "tablegen-pg-"));
+  const data = join(dir, "data");
+  const run = (program: string, args: string[]) => {
+    const command = asRoot ? ["runuser", ["-u", "postgres", "--", join(bin, program), ...args]] : [join(bin, program), args];
+    execFileSync(command[0] as string, command[1] as string[], { stdio: "pipe" });
+  };
+  if (asRoot) execFileSync("chown", ["postgres", dir]);
+  run("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8"]);
+  const port = await freePort();
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
+  run("pg_ctl", ["-D", data, "-o", options, "-l", join(dir, "log"), "-w", "start"]);
+  return {
+    url: `postgresql://postgres@127.0.0.1:${port}`,
+    stop: () => {
+      try {
+        run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
