@@ -10,8 +10,15 @@ import { readManifest } from "../manifest/index.ts";
 import { countRows, enableWal, forgetFailedMigrations } from "../migrate/database.ts";
 import { planMigration, type MigrationPlan } from "../migrate/plan.ts";
 import { describeRisk, riskCountSql } from "../migrate/risks.ts";
+import { postgresRenames } from "../migrate/postgres.ts";
 import { sqliteRenames } from "../migrate/sqlite.ts";
-import { existingMigrations, latestSnapshot, migrationFolderName, migrationsDir, writeMigration } from "../migrations.ts";
+import {
+  existingMigrations,
+  latestSnapshot,
+  migrationFolderName,
+  migrationsDir,
+  writeMigration,
+} from "../migrations.ts";
 import { buildModel } from "../model/build.ts";
 import type { Model } from "../model/types.ts";
 import { deployMigrations, diffSchemas } from "../prisma/cli.ts";
@@ -27,7 +34,11 @@ export interface MigrateOptions {
 }
 
 /** `tablegen migrate`: a migration for the manifest's changes, checked for data loss, then applied. */
-export async function migrate(options: MigrateOptions, interactive: boolean, log: (line: string) => void): Promise<void> {
+export async function migrate(
+  options: MigrateOptions,
+  interactive: boolean,
+  log: (line: string) => void,
+): Promise<void> {
   const { manifest, model } = await readManifest(options.manifest);
   const outDir = resolve(options.out);
   const shown = relative(process.cwd(), outDir) || ".";
@@ -35,18 +46,23 @@ export async function migrate(options: MigrateOptions, interactive: boolean, log
     throw new UserError(`${shown}: no generated server here; run "tablegen generate" first`);
   }
   const stale = await compareTree(outDir, emitServer(model, { manifestName: basename(options.manifest) }));
-  if (stale.length > 0) log(`Warning: ${shown} is not up to date with ${options.manifest}; run "tablegen generate" too.`);
+  if (stale.length > 0)
+    log(`Warning: ${shown} is not up to date with ${options.manifest}; run "tablegen generate" too.`);
 
   const url = databaseUrlFor(options.manifest) ?? (model.database === "sqlite" ? "file:./data.db" : undefined);
-  if (!url && !options.createOnly) throw new UserError("DATABASE_URL is not set, in the environment or in the .env beside the manifest");
+  if (!url && !options.createOnly)
+    throw new UserError("DATABASE_URL is not set, in the environment or in the .env beside the manifest");
 
   const existing = await existingMigrations(outDir);
   const previous = await latestSnapshot(outDir);
   if (existing.length > 0 && !previous) {
-    throw new UserError(`${shown}: the latest migration, ${existing.at(-1)}, has no tablegen.json to compare the manifest with`);
+    throw new UserError(
+      `${shown}: the latest migration, ${existing.at(-1)}, has no tablegen.json to compare the manifest with`,
+    );
   }
   const plan = planMigration(previous, manifest);
-  if (plan.problems.length > 0) throw new UserError(`${options.manifest}: cannot migrate:\n${plan.problems.map((line) => `  ${line}`).join("\n")}`);
+  if (plan.problems.length > 0)
+    throw new UserError(`${options.manifest}: cannot migrate:\n${plan.problems.map((line) => `  ${line}`).join("\n")}`);
   await confirmDataLoss(plan, model.database, url, outDir, options.acceptDataLoss === true, interactive);
 
   const sql = await migrationSql(plan, model, outDir);
@@ -66,14 +82,14 @@ export async function migrate(options: MigrateOptions, interactive: boolean, log
   try {
     await deployMigrations(outDir, url);
   } catch (error) {
-    const failed = forgetFailedMigrations(model.database, url, outDir);
+    const failed = await forgetFailedMigrations(model.database, url, outDir);
     if (written) await rm(join(migrationsDir(outDir), written), { recursive: true, force: true });
     const reason = (error as Error).message.replace(/^prisma migrate deploy failed: /, "");
     const which = failed.length > 0 ? `migration ${failed.join(", ")}` : "migration";
     throw new UserError(`the ${which} failed and was rolled back, the database is unchanged: ${reason}`);
   }
   if (model.database === "sqlite") enableWal(url, outDir);
-  log(`Applied pending migrations to ${model.database === "sqlite" ? url : "DATABASE_URL"}.`);
+  log(`Applied pending migrations to ${model.database === "sqlite" ? url : redactPassword(url)}.`);
 }
 
 /** Lists what the change would lose and asks (on a terminal) or refuses, unless accepted. */
@@ -86,12 +102,22 @@ async function confirmDataLoss(
   interactive: boolean,
 ): Promise<void> {
   if (plan.risks.length === 0) return;
-  const counts = url ? countRows(database, url, outDir, plan.risks.map((risk) => riskCountSql(risk, plan.renames))) : [];
+  const counts = url
+    ? await countRows(
+        database,
+        url,
+        outDir,
+        plan.risks.map((risk) => riskCountSql(risk, plan.renames)),
+      )
+    : [];
   const risks = plan.risks.map((risk, index) => ({ risk, rows: counts[index] })).filter(({ rows }) => rows !== 0);
   if (risks.length === 0 || accepted) return;
   const listing = risks.map(({ risk, rows }) => `  ${describeRisk(risk, rows)}`).join("\n");
   if (interactive) {
-    const proceed = await confirm({ message: `This change can lose data:\n${listing}\nApply it anyway?`, default: false });
+    const proceed = await confirm({
+      message: `This change can lose data:\n${listing}\nApply it anyway?`,
+      default: false,
+    });
     if (proceed) return;
     throw new UserError("migrate cancelled: nothing was written or changed");
   }
@@ -113,10 +139,16 @@ async function migrationSql(plan: MigrationPlan, model: Model, outDir: string): 
     }
     const diff = await diffSchemas(from, to, model.database, outDir);
     const prismaSql = diff.replace(/^-- This is an empty migration\.\s*$/m, "").trim();
-    const renames = model.database === "sqlite" ? sqliteRenames(plan.renames, plan.renamedPrevious).trim() : "";
+    const renameSql = model.database === "sqlite" ? sqliteRenames : postgresRenames;
+    const renames = renameSql(plan.renames, plan.renamedPrevious).trim();
     if (!prismaSql && !renames) return undefined;
     return [renames, prismaSql].filter(Boolean).join("\n\n") + "\n";
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/** A database URL fit to print: without its password. */
+function redactPassword(url: string): string {
+  return url.replace(/\/\/([^:/@]+):[^@]*@/, "//$1:***@");
 }

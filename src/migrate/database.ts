@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import Database from "better-sqlite3";
+import pg from "pg";
 import type { Database as DatabaseKind } from "../manifest/schema.ts";
 
 /** The file of a SQLite URL, relative paths taken from the server's directory (where it runs). */
@@ -9,48 +10,91 @@ export function sqlitePath(url: string, outDir: string): string {
   return isAbsolute(path) ? path : resolve(outDir, path);
 }
 
-/**
- * Runs counting queries on the live database, read-only. A query that cannot run (the database
- * is missing, or a pending migration has not made the table yet) gives undefined: unknown.
- */
-export function countRows(database: DatabaseKind, url: string, outDir: string, queries: string[]): (number | undefined)[] {
-  if (database !== "sqlite") return queries.map(() => undefined);
-  const file = sqlitePath(url, outDir);
-  if (!existsSync(file)) return queries.map(() => undefined);
-  const db = new Database(file, { readonly: true });
-  try {
-    return queries.map((sql) => {
-      try {
-        return Number((db.prepare(sql).get() as { n: number | bigint }).n);
-      } catch {
-        return undefined;
-      }
-    });
-  } finally {
-    db.close();
-  }
+/** A connection to the live database: SQLite (read-write only where asked) or PostgreSQL. */
+interface Connection {
+  /** The first column of the first row, or undefined when the statement cannot run. */
+  value(sql: string): Promise<unknown>;
+  rows(sql: string): Promise<Record<string, unknown>[]>;
+  run(sql: string): Promise<void>;
+  close(): Promise<void>;
 }
 
-/** WAL is a property of the database file: set once, after migrations, never by each server process. */
-export function enableWal(url: string, outDir: string): void {
-  const db = new Database(sqlitePath(url, outDir));
-  db.pragma("journal_mode = WAL");
-  db.close();
+async function connect(
+  database: DatabaseKind,
+  url: string,
+  outDir: string,
+  readonly: boolean,
+): Promise<Connection | undefined> {
+  if (database === "sqlite") {
+    const file = sqlitePath(url, outDir);
+    if (!existsSync(file)) return undefined;
+    const db = new Database(file, { readonly });
+    return {
+      value: async (sql) => db.prepare(sql).pluck().get(),
+      rows: async (sql) => db.prepare(sql).all() as Record<string, unknown>[],
+      run: async (sql) => {
+        db.exec(sql);
+      },
+      close: async () => {
+        db.close();
+      },
+    };
+  }
+  const client = new pg.Client({ connectionString: url });
+  try {
+    await client.connect();
+  } catch {
+    return undefined;
+  }
+  return {
+    value: async (sql) => Object.values((await client.query(sql)).rows[0] ?? {})[0],
+    rows: async (sql) => (await client.query(sql)).rows,
+    run: async (sql) => void (await client.query(sql)),
+    close: () => client.end(),
+  };
+}
+
+/**
+ * Runs counting queries on the live database, read-only. A query that cannot run (the database
+ * is unreachable, or a pending migration has not made the table yet) gives undefined: unknown.
+ */
+export async function countRows(
+  database: DatabaseKind,
+  url: string,
+  outDir: string,
+  queries: string[],
+): Promise<(number | undefined)[]> {
+  const connection = await connect(database, url, outDir, true);
+  if (!connection) return queries.map(() => undefined);
+  try {
+    const counts: (number | undefined)[] = [];
+    for (const sql of queries) counts.push(await connection.value(sql).then(Number, () => undefined));
+    return counts;
+  } finally {
+    await connection.close();
+  }
 }
 
 /**
  * Removes Prisma's records of migrations that failed: each ran in a transaction that was rolled
  * back, so the database is as it was and the history must say so. Returns their names.
  */
-export function forgetFailedMigrations(database: DatabaseKind, url: string, outDir: string): string[] {
-  if (database !== "sqlite") return [];
-  const db = new Database(sqlitePath(url, outDir));
+export async function forgetFailedMigrations(database: DatabaseKind, url: string, outDir: string): Promise<string[]> {
+  const connection = await connect(database, url, outDir, false);
+  if (!connection) return [];
   try {
     const failed = "FROM _prisma_migrations WHERE finished_at IS NULL AND rolled_back_at IS NULL";
-    const names = db.prepare(`SELECT migration_name ${failed}`).pluck().all() as string[];
-    db.prepare(`DELETE ${failed}`).run();
+    const names = (await connection.rows(`SELECT migration_name ${failed}`)).map((row) => String(row.migration_name));
+    await connection.run(`DELETE ${failed}`);
     return names;
   } finally {
-    db.close();
+    await connection.close();
   }
+}
+
+/** WAL is a property of a SQLite file: set once, after migrations, never by each server process. */
+export function enableWal(url: string, outDir: string): void {
+  const db = new Database(sqlitePath(url, outDir));
+  db.pragma("journal_mode = WAL");
+  db.close();
 }

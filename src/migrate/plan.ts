@@ -4,8 +4,7 @@ import type { Field, Model, Table } from "../model/types.ts";
 
 /** A rename the migration performs itself, so that values survive (Prisma would drop and add). */
 export type Rename =
-  | { kind: "table"; from: string; to: string }
-  | { kind: "field"; table: string; from: string; to: string };
+  { kind: "table"; from: string; to: string } | { kind: "field"; table: string; from: string; to: string };
 
 /** A change that can lose data, with what is needed to count the rows it affects. */
 export type Risk =
@@ -36,7 +35,9 @@ export function planMigration(previous: RawManifest | undefined, next: RawManife
   const plan: MigrationPlan = { renamedPrevious, renames, risks: [], problems: [], changes: [] };
   for (const rename of renames) {
     plan.changes.push(
-      rename.kind === "table" ? `${rename.from}: table renamed to ${rename.to}` : `${rename.table}.${rename.from}: field renamed to ${rename.to}`,
+      rename.kind === "table"
+        ? `${rename.from}: table renamed to ${rename.to}`
+        : `${rename.table}.${rename.from}: field renamed to ${rename.to}`,
     );
   }
   compareTables(before, after, plan);
@@ -52,7 +53,8 @@ function applyRenames(previous: RawManifest, next: RawManifest): Rename[] {
       previous.tables = renameKey(previous.tables, from, name);
       for (const other of Object.values(previous.tables)) {
         for (const [fieldName, field] of Object.entries(other.fields)) {
-          if (typeof field !== "string" && field.references === from) other.fields[fieldName] = { ...field, references: name };
+          if (typeof field !== "string" && field.references === from)
+            other.fields[fieldName] = { ...field, references: name };
         }
       }
       renames.push({ kind: "table", from, to: name });
@@ -112,13 +114,25 @@ function compareFields(before: Table, after: Table, plan: MigrationPlan): void {
     const changed = (what: string) => plan.changes.push(`${at(field)}: ${what}`);
     if (old.prismaType !== field.prismaType || old.kind !== field.kind) {
       changed("type changed");
-      plan.risks.push({ kind: "type-changed", table: after.name, field: field.name, from: describeType(old), to: describeType(field) });
+      plan.risks.push({
+        kind: "type-changed",
+        table: after.name,
+        field: field.name,
+        from: describeType(old),
+        to: describeType(field),
+      });
     }
     // Only text to text: a number or boolean has no maxLength to narrow or widen (a type change covers it).
     const text = old.kind === "text" && field.kind === "text";
     if (text && field.maxLength !== undefined && (old.maxLength === undefined || old.maxLength > field.maxLength)) {
       changed("maxLength narrowed");
-      plan.risks.push({ kind: "narrowed", table: after.name, field: field.name, from: old.maxLength, to: field.maxLength });
+      plan.risks.push({
+        kind: "narrowed",
+        table: after.name,
+        field: field.name,
+        from: old.maxLength,
+        to: field.maxLength,
+      });
     } else if (text && old.maxLength !== field.maxLength) changed("maxLength widened");
     if (field.unique && !old.unique) {
       changed("made unique");

@@ -19,7 +19,10 @@ function wording(risk: Risk, rows: number): [string, string] {
     case "type-changed":
       return [`type changes from ${risk.from} to ${risk.to}`, holding];
     case "narrowed":
-      return [`maxLength narrows from ${risk.from ?? "unlimited"} to ${risk.to}`, plural(rows, "row is longer", "rows are longer")];
+      return [
+        `maxLength narrows from ${risk.from ?? "unlimited"} to ${risk.to}`,
+        plural(rows, "row is longer", "rows are longer"),
+      ];
     case "made-unique":
       return ["becomes unique", plural(rows, "row shares its value", "rows share a value")];
     case "made-required":
@@ -35,12 +38,16 @@ export function riskCountSql(risk: Risk, renames: Rename[]): string {
   const table = renames.find((rename) => rename.kind === "table" && rename.to === risk.table)?.from ?? risk.table;
   const from = `FROM "${table}"`;
   if (risk.kind === "table-removed") return `SELECT count(*) AS n ${from}`;
-  const renamed = renames.find((rename) => rename.kind === "field" && rename.table === risk.table && rename.to === risk.field);
+  const renamed = renames.find(
+    (rename) => rename.kind === "field" && rename.table === risk.table && rename.to === risk.field,
+  );
   const column = `"${renamed?.from ?? risk.field}"`;
   switch (risk.kind) {
     case "field-removed":
     case "type-changed":
-      return risk.field === "id" ? `SELECT count(*) AS n ${from}` : `SELECT count(*) AS n ${from} WHERE ${column} IS NOT NULL`;
+      return risk.field === "id"
+        ? `SELECT count(*) AS n ${from}`
+        : `SELECT count(*) AS n ${from} WHERE ${column} IS NOT NULL`;
     case "narrowed":
       return `SELECT count(*) AS n ${from} WHERE length(${column}) > ${risk.to}`;
     case "made-unique":

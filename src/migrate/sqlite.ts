@@ -15,16 +15,22 @@ export function sqliteRenames(renames: Rename[], renamedPrevious: RawManifest): 
   const tableRenames = renames.filter((rename) => rename.kind === "table");
   for (const rename of tableRenames) lines.push(`ALTER TABLE ${quote(rename.from)} RENAME TO ${quote(rename.to)};`);
   for (const rename of renames) {
-    if (rename.kind === "field") lines.push(`ALTER TABLE ${quote(rename.table)} RENAME COLUMN ${quote(rename.from)} TO ${quote(rename.to)};`);
+    if (rename.kind === "field")
+      lines.push(`ALTER TABLE ${quote(rename.table)} RENAME COLUMN ${quote(rename.from)} TO ${quote(rename.to)};`);
   }
   for (const table of buildModel(renamedPrevious).tables) {
     const oldTable = tableRenames.find((rename) => rename.to === table.name)?.from ?? table.name;
     for (const field of table.fields.filter((candidate) => candidate.unique)) {
-      const fieldRename = renames.find((rename) => rename.kind === "field" && rename.table === table.name && rename.to === field.name);
+      const fieldRename = renames.find(
+        (rename) => rename.kind === "field" && rename.table === table.name && rename.to === field.name,
+      );
       const before = uniqueIndex(oldTable, fieldRename?.from ?? field.name);
       const after = uniqueIndex(table.name, field.name);
       if (before === after) continue;
-      lines.push(`DROP INDEX ${quote(before)};`, `CREATE UNIQUE INDEX ${quote(after)} ON ${quote(table.name)}(${quote(field.name)});`);
+      lines.push(
+        `DROP INDEX ${quote(before)};`,
+        `CREATE UNIQUE INDEX ${quote(after)} ON ${quote(table.name)}(${quote(field.name)});`,
+      );
     }
   }
   return lines.join("\n") + "\n";

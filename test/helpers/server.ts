@@ -1,7 +1,6 @@
 import { once } from "node:events";
 import { execa, type ResultPromise } from "execa";
 
-
 export interface RunningServer {
   url: string;
   process: ResultPromise;
@@ -17,10 +16,17 @@ export async function migrate(dir: string, env: Record<string, string>): Promise
 /** The command of the generated server's `npm start`, without npm in between. */
 export const START = [process.execPath, "--import", "tsx", "src/server.ts"] as const;
 
-/** Starts a generated server (as `npm start` does) on a free port; resolves once it listens. */
-export async function startServer(dir: string, env: Record<string, string>): Promise<RunningServer> {
+/**
+ * Starts a generated server (as `npm start` does, or `npm run cluster` with src/cluster.ts) on a
+ * free port; resolves once it listens.
+ */
+export async function startServer(
+  dir: string,
+  env: Record<string, string>,
+  script = "src/server.ts",
+): Promise<RunningServer> {
   const [node, ...args] = START;
-  const child = execa(node, args, {
+  const child = execa(node, [...args.slice(0, -1), script], {
     cwd: dir,
     env: { HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "warn", ...env },
     reject: false,

@@ -17,6 +17,8 @@ try {
     await app.close();
     clearInterval(sweep);
     await closeDatabase(db);
+    // A cluster worker (npm run cluster) also leaves the primary's channel, which would keep it alive.
+    if (process.connected) process.disconnect();
   };
   process.once("SIGTERM", shutdown);
   process.once("SIGINT", shutdown);

@@ -1,0 +1,68 @@
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { generateExample } from "./helpers/generate.ts";
+import { client } from "./helpers/http.ts";
+import { createDatabase } from "./helpers/pg-database.ts";
+import { migrate, startServer, type RunningServer } from "./helpers/server.ts";
+
+// Servers that scale out: several processes on one database, each with nothing of its own to share.
+
+const KEY = "scale-key";
+const postgresUrl = inject("postgresUrl");
+const servers: RunningServer[] = [];
+
+afterAll(async () => {
+  await Promise.all(servers.map((server) => server.stop()));
+});
+
+type Created = { data: { id: number; email: string } };
+
+describe.skipIf(!postgresUrl)("two server processes on one PostgreSQL database", () => {
+  it(
+    "store 400 concurrent creates split between them, each once, with distinct ids",
+    { timeout: 120_000 },
+    async () => {
+      const url = await createDatabase(postgresUrl, "scale");
+      const env = { DATABASE_URL: url, API_SIGNATURE_KEY: KEY, DATABASE_POOL_SIZE: "5" };
+      const { dir } = await generateExample("blog", "postgresql");
+      await migrate(dir, env);
+      const pair = await Promise.all([startServer(dir, env), startServer(dir, env)]);
+      servers.push(...pair);
+      const apis = pair.map((server) => client(`${server.url}/blog`, KEY));
+
+      const answers = await Promise.all(
+        Array.from({ length: 400 }, (_, i) =>
+          apis[i % 2]!.post("/users/v1/create", { name: `u${i}`, email: `scale-${i}@example.com` }),
+        ),
+      );
+      expect(answers.map((answer) => answer.status)).toEqual(Array(400).fill(201));
+      const ids = answers.map((answer) => (answer.body as Created).data.id);
+      expect(new Set(ids).size).toBe(400);
+
+      for (const api of apis) {
+        const listed = ((await api.get("/users/v1/list")).body as { data: { id: number; email: string }[] }).data;
+        expect(listed).toHaveLength(400);
+        expect(new Set(listed.map((user) => user.email)).size).toBe(400);
+        expect(listed.map((user) => user.id).sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b));
+      }
+    },
+  );
+});
+
+describe("npm run cluster", () => {
+  it("serves from several worker processes on one port and stops on SIGTERM", { timeout: 90_000 }, async () => {
+    const env = { DATABASE_URL: "file:./cluster.db", API_SIGNATURE_KEY: KEY, WORKERS: "2" };
+    const { dir } = await generateExample("tasks");
+    await migrate(dir, env);
+    const cluster = await startServer(dir, env, "src/cluster.ts");
+    const api = client(`${cluster.url}/tasks`, KEY);
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => api.post("/tasks/v1/create", { title: `t${i}` })),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual(Array(50).fill(201));
+    expect(((await api.get("/tasks/v1/list")).body as { data: unknown[] }).data).toHaveLength(50);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(cluster.output().match(/Listening on/g)).toHaveLength(2);
+    await cluster.stop();
+    expect(cluster.process.exitCode).toBe(0);
+  });
+});
