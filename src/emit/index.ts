@@ -72,7 +72,10 @@ export function emitServer(model: Model, options: EmitOptions): FileTree {
   add("src/config.ts", render("server/src/config.ts.hbs", { sqlite }));
   if (sqlite) add("src/columns.ts", emitStoredKinds(model));
   add("src/store.ts", emitStore(model));
-  add("src/routes/index.ts", render("server/routes-index.ts.hbs", { project: model.project, versions: model.versions }));
+  add(
+    "src/routes/index.ts",
+    render("server/routes-index.ts.hbs", { project: model.project, versions: model.versions }),
+  );
 
   for (const table of model.tables) {
     add(`src/schemas/${table.name}.ts`, emitTableSchemas(table, model));
@@ -96,7 +99,9 @@ function emitStore(model: Model): string {
   return render("server/store.ts.hbs", {
     imports: [
       ...model.tables.map((table) => `import { ${tableNames(table.name).factory} } from "./tables/${table.name}.js";`),
-      ...model.queries.map((query) => `import { ${queryNames(query.name).factory} } from "./queries/${query.name}.js";`),
+      ...model.queries.map(
+        (query) => `import { ${queryNames(query.name).factory} } from "./queries/${query.name}.js";`,
+      ),
     ],
     tables: model.tables.map((table) => `${table.name}: ${tableNames(table.name).factory}(db),`),
     queries: model.queries.map((query) => `${query.name}: ${queryNames(query.name).factory}(db),`),

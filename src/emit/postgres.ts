@@ -1,6 +1,6 @@
 import type { Field, Model, Table } from "../model/types.ts";
 import { render } from "../templates.ts";
-import { createValue, defaultDateTime, quote, tableParts } from "./tables.ts";
+import { createValue, defaultDateTime, quote, tableImports, tableParts } from "./tables.ts";
 
 /** The stored value of an API value in PostgreSQL (absent and null become null). */
 function storedValue(field: Field, value: string): string {
@@ -22,14 +22,7 @@ export function emitPostgresTable(table: Table, model: Model): string {
     if (field.kind === "datetime") valueHelpers.add("storedDateTime");
     if (field.default?.kind === "now") valueHelpers.add("storedNow");
   }
-  const imports = [
-    table.id === "uuid" ? 'import { randomUUID } from "node:crypto";' : undefined,
-    'import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } from "../constraints.js";',
-    'import type { Db, StoredValues } from "../db.js";',
-    `import { ${parts.idParser} } from "../http/ids.js";`,
-    `import type { ${parts.input}, ${parts.record} } from "../schemas/${table.name}.js";`,
-    valueHelpers.size > 0 ? `import { ${[...valueHelpers].sort().join(", ")} } from "../values.js";` : undefined,
-  ].filter((line) => line !== undefined);
+  const imports = tableImports(table, parts, valueHelpers);
 
   return render("server/table/postgres-table.ts.hbs", {
     ...parts,
@@ -38,12 +31,18 @@ export function emitPostgresTable(table: Table, model: Model): string {
     insertParams: parts.insertFields.map((_, index) => `$${index + 1}`).join(", "),
     // $1 is the id; each field then takes two: whether it changes, and its new value.
     updateSets: table.fields
-      .map((field, index) => `${quote(field.name)} = CASE WHEN $${2 * index + 2} THEN $${2 * index + 3} ELSE ${quote(field.name)} END`)
+      .map(
+        (field, index) =>
+          `${quote(field.name)} = CASE WHEN $${2 * index + 2} THEN $${2 * index + 3} ELSE ${quote(field.name)} END`,
+      )
       .join(", "),
     insertValues: [
       ...(table.id === "uuid" ? ["randomUUID(),"] : []),
       ...table.fields.map((field) => `${createValue(field, storedValue, storedDefault)},`),
     ],
-    updateValues: table.fields.flatMap((field) => [`"${field.name}" in changes,`, `${storedValue(field, `changes.${field.name}`)},`]),
+    updateValues: table.fields.flatMap((field) => [
+      `"${field.name}" in changes,`,
+      `${storedValue(field, `changes.${field.name}`)},`,
+    ]),
   });
 }

@@ -28,7 +28,8 @@ function emitModel(table: Table, model: Model): string {
       ? ["id", "String", `@id @default(uuid())${postgres ? " @db.Uuid" : ""}`]
       : ["id", "Int", "@id @default(autoincrement())"];
   const rows: Row[] = [id];
-  for (const field of table.fields) rows.push([field.name, `${field.prismaType}${field.required ? "" : "?"}`, attributes(field, postgres)]);
+  for (const field of table.fields)
+    rows.push([field.name, `${field.prismaType}${field.required ? "" : "?"}`, attributes(field, postgres)]);
   for (const field of table.fields) {
     const relation = field.relation;
     if (!relation) continue;
@@ -50,7 +51,9 @@ function emitModel(table: Table, model: Model): string {
   }
   const nameWidth = Math.max(...rows.map(([name]) => name.length));
   const typeWidth = Math.max(...rows.map(([, type]) => type.length));
-  const body = rows.map(([name, type, rest]) => `  ${name.padEnd(nameWidth)} ${type.padEnd(typeWidth)} ${rest}`.trimEnd());
+  const body = rows.map(([name, type, rest]) =>
+    `  ${name.padEnd(nameWidth)} ${type.padEnd(typeWidth)} ${rest}`.trimEnd(),
+  );
   return [`model ${table.modelName} {`, ...body, "", `  @@map("${table.name}")`, "}"].join("\n");
 }
 

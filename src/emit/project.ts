@@ -29,7 +29,6 @@ function versions(names: string[]): Record<string, string> {
   return Object.fromEntries(entries);
 }
 
-
 export function emitPackageJson(model: Model): string {
   const pkg = {
     name: `${model.project}-server`,

@@ -59,7 +59,9 @@ export function emitQuery(query: Query, model: Model): string {
     query: query.name,
     project: model.project,
     sql: sql.replace(/\\/g, "\\\\").replace(/`/g, "\\`").replace(/\$\{/g, "\\${"),
-    prepare: sqlite ? "prepareQuery(db, SQL)" : `prepareQuery(db, "${query.name}", SQL, [${order.map((name) => `"${name}"`).join(", ")}])`,
+    prepare: sqlite
+      ? "prepareQuery(db, SQL)"
+      : `prepareQuery(db, "${query.name}", SQL, [${order.map((name) => `"${name}"`).join(", ")}])`,
     valuesImport: usesDateTime ? 'import { storedDateTime } from "../values.js";' : undefined,
     paramTypes: query.params.map((param) => `${param.name}: string;`),
     paramSchemas: query.params.map((param) => `${param.name}: ${paramSchema(param)},`),
@@ -71,7 +73,8 @@ export function emitQuery(query: Query, model: Model): string {
     route: fit(
       `app.get<{ Querystring: Params }>("/${query.name}", { schema }, async (request) => ${found});`,
       2,
-      (line) => line.replace("async (request) => found(", "async (request) =>\n    found(").replace(/\)\);$/, "),\n  );"),
+      (line) =>
+        line.replace("async (request) => found(", "async (request) =>\n    found(").replace(/\)\);$/, "),\n  );"),
     ),
   });
 }

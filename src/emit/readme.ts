@@ -26,7 +26,10 @@ export function emitReadme(model: Model, manifest: string): string {
       name: table.name,
       versions: table.versions.join(", "),
       version: table.versions[0],
-      fields: ["id", ...table.fields.map((field) => `${field.name} (${field.type}${field.required ? ", required" : ""})`)].join(", "),
+      fields: [
+        "id",
+        ...table.fields.map((field) => `${field.name} (${field.type}${field.required ? ", required" : ""})`),
+      ].join(", "),
       sampleId: table.id === "uuid" ? SAMPLE_UUID : 1,
       sampleBody: JSON.stringify(
         Object.fromEntries(table.fields.filter((field) => field.required).map((field) => [field.name, sample(field)])),
@@ -39,7 +42,13 @@ export function emitReadme(model: Model, manifest: string): string {
       params: query.params.map((param) => `${param.name} (${param.type})`).join(", "),
       query:
         query.params.length > 0
-          ? "?" + query.params.map((param) => `${param.name}=${encodeURIComponent(String(param.kind === "uuid" ? SAMPLE_UUID : SAMPLES[param.type]))}`).join("&")
+          ? "?" +
+            query.params
+              .map(
+                (param) =>
+                  `${param.name}=${encodeURIComponent(String(param.kind === "uuid" ? SAMPLE_UUID : SAMPLES[param.type]))}`,
+              )
+              .join("&")
           : "",
     })),
   });

@@ -1,6 +1,6 @@
 import type { Field, Model, Table } from "../model/types.ts";
 import { render } from "../templates.ts";
-import { TS_TYPES, createValue, defaultDateTime, nullable, quote, tableParts } from "./tables.ts";
+import { TS_TYPES, createValue, defaultDateTime, nullable, quote, tableImports, tableParts } from "./tables.ts";
 
 /** The stored value of an API value in SQLite (absent and null become null). */
 function storedValue(field: Field, value: string): string {
@@ -29,14 +29,7 @@ export function emitSqliteTable(table: Table, model: Model): string {
     if (field.kind === "datetime") valueHelpers.add("apiDateTime").add("storedDateTime");
     if (field.default?.kind === "now") valueHelpers.add("storedNow");
   }
-  const imports = [
-    table.id === "uuid" ? 'import { randomUUID } from "node:crypto";' : undefined,
-    'import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } from "../constraints.js";',
-    'import type { Db, StoredValues } from "../db.js";',
-    `import { ${parts.idParser} } from "../http/ids.js";`,
-    `import type { ${parts.input}, ${parts.record} } from "../schemas/${table.name}.js";`,
-    valueHelpers.size > 0 ? `import { ${[...valueHelpers].sort().join(", ")} } from "../values.js";` : undefined,
-  ].filter((line) => line !== undefined);
+  const imports = tableImports(table, parts, valueHelpers);
 
   return render("server/table/sqlite-table.ts.hbs", {
     ...parts,
@@ -46,12 +39,18 @@ export function emitSqliteTable(table: Table, model: Model): string {
     row: rowType ?? parts.record,
     rowTypes: [
       `id: ${table.id === "uuid" ? "string" : "number"};`,
-      ...table.fields.map((field) => `${field.name}: ${nullable(field.kind === "boolean" ? "number" : TS_TYPES[field.kind], field)};`),
+      ...table.fields.map(
+        (field) => `${field.name}: ${nullable(field.kind === "boolean" ? "number" : TS_TYPES[field.kind], field)};`,
+      ),
     ],
-    conversions: converted.map((field) => `${field.name}: ${field.kind === "boolean" ? "apiBoolean" : "apiDateTime"}(row.${field.name})`).join(", "),
+    conversions: converted
+      .map((field) => `${field.name}: ${field.kind === "boolean" ? "apiBoolean" : "apiDateTime"}(row.${field.name})`)
+      .join(", "),
     idType: table.id === "uuid" ? "string" : "number",
     insertParams: parts.insertFields.map((name) => `@${name}`).join(", "),
-    updateSets: table.fields.map((field) => `${quote(field.name)} = iif(@set_${field.name}, @${field.name}, ${quote(field.name)})`).join(", "),
+    updateSets: table.fields
+      .map((field) => `${quote(field.name)} = iif(@set_${field.name}, @${field.name}, ${quote(field.name)})`)
+      .join(", "),
     insertValues: [
       ...(table.id === "uuid" ? ["id: randomUUID(),"] : []),
       ...table.fields.map((field) => `${field.name}: ${createValue(field, storedValue, storedDefault)},`),

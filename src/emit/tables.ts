@@ -2,8 +2,22 @@ import type { Field, Model, Table } from "../model/types.ts";
 import { render } from "../templates.ts";
 import { tableNames } from "./names.ts";
 
-const JSON_TYPES = { float: "number", integer: "integer", uuid: "string", text: "string", boolean: "boolean", datetime: "string" } as const;
-export const TS_TYPES = { float: "number", integer: "number", uuid: "string", text: "string", boolean: "boolean", datetime: "string" } as const;
+const JSON_TYPES = {
+  float: "number",
+  integer: "integer",
+  uuid: "string",
+  text: "string",
+  boolean: "boolean",
+  datetime: "string",
+} as const;
+export const TS_TYPES = {
+  float: "number",
+  integer: "number",
+  uuid: "string",
+  text: "string",
+  boolean: "boolean",
+  datetime: "string",
+} as const;
 const MAX_INT = 2147483647;
 
 export const quote = (name: string) => `"${name}"`;
@@ -17,7 +31,10 @@ export function emitTableSchemas(table: Table, model: Model): string {
   return render("server/table/schemas.ts.hbs", {
     ...names,
     project: model.project,
-    recordTypes: [`id: ${idType};`, ...table.fields.map((field) => `${field.name}: ${nullable(TS_TYPES[field.kind], field)};`)],
+    recordTypes: [
+      `id: ${idType};`,
+      ...table.fields.map((field) => `${field.name}: ${nullable(TS_TYPES[field.kind], field)};`),
+    ],
     inputTypes: table.fields.map((field) => {
       const optional = !field.required || field.default !== undefined;
       return `${field.name}${optional ? "?" : ""}: ${nullable(TS_TYPES[field.kind], field)};`;
@@ -46,7 +63,8 @@ function fieldSchema(field: Field): string {
   if (field.type === "PHONE") parts.push('format: "phone"');
   if (field.kind === "datetime") parts.push('format: "datetime"');
   if (field.kind === "uuid") parts.push('format: "uuid"');
-  if (field.kind === "integer") parts.push(field.relation ? `minimum: 1, maximum: ${MAX_INT}` : `minimum: ${-MAX_INT - 1}, maximum: ${MAX_INT}`);
+  if (field.kind === "integer")
+    parts.push(field.relation ? `minimum: 1, maximum: ${MAX_INT}` : `minimum: ${-MAX_INT - 1}, maximum: ${MAX_INT}`);
   return `{ ${parts.join(", ")} }`;
 }
 
@@ -60,18 +78,37 @@ export function tableParts(table: Table) {
     insertFields,
     insertColumns: insertFields.map(quote).join(", "),
     idParser: table.id === "uuid" ? "uuidId" : "numberId",
-    references: table.fields.flatMap((field) => (field.relation ? [{ field: field.name, table: field.relation.table }] : [])),
+    references: table.fields.flatMap((field) =>
+      field.relation ? [{ field: field.name, table: field.relation.table }] : [],
+    ),
     referrers: referrers.map(({ table, field }) => ({ table, field })),
   };
+}
+
+/** The imports of a table module; `valueHelpers` are the stored-value functions it uses. */
+export function tableImports(table: Table, parts: ReturnType<typeof tableParts>, valueHelpers: Set<string>): string[] {
+  return [
+    table.id === "uuid" ? 'import { randomUUID } from "node:crypto";' : undefined,
+    'import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } from "../constraints.js";',
+    'import type { Db, StoredValues } from "../db.js";',
+    `import { ${parts.idParser} } from "../http/ids.js";`,
+    `import type { ${parts.input}, ${parts.record} } from "../schemas/${table.name}.js";`,
+    valueHelpers.size > 0 ? `import { ${[...valueHelpers].sort().join(", ")} } from "../values.js";` : undefined,
+  ].filter((line) => line !== undefined);
 }
 
 /**
  * The value stored on create: the field's default when absent. `stored` turns an API value into
  * its stored form; `defaults` gives the stored form of the default.
  */
-export function createValue(field: Field, stored: (field: Field, value: string) => string, defaults: (field: Field) => string): string {
+export function createValue(
+  field: Field,
+  stored: (field: Field, value: string) => string,
+  defaults: (field: Field) => string,
+): string {
   const value = `input.${field.name}`;
-  if (!field.default) return field.required && stored(field, value) === `${value} ?? null` ? value : stored(field, value);
+  if (!field.default)
+    return field.required && stored(field, value) === `${value} ?? null` ? value : stored(field, value);
   const converted = stored(field, value) === `${value} ?? null` ? value : stored(field, value);
   return `${value} === undefined ? ${defaults(field)} : ${converted}`;
 }
