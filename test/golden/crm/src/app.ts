@@ -11,8 +11,8 @@ import { openStore } from "./store.js";
 
 /** The Fastify application: checks, routes and error answers; listening is the caller's. */
 export async function buildApp(config: Config, db: Db): Promise<FastifyInstance> {
-  const app = Fastify({
-    ...(config.tls && { https: config.tls }),
+  const app: FastifyInstance = Fastify({
+    https: config.tls ?? null,
     logger: { level: config.logLevel },
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimit,
@@ -27,7 +27,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
         formats,
       },
     },
-  }) as unknown as FastifyInstance;
+  });
 
   const corsEnabled = config.corsOrigins.length > 0;
   const isPreflight = (request: FastifyRequest) =>
