@@ -1,0 +1,154 @@
+// The generation benchmark: a synthetic manifest of 200 tables (every field type, references
+// between neighbours, some uuid ids, two versions, ten custom queries), timed two ways:
+//   - end to end, `node bin/tablegen.js generate --manifest … --out …` as a user runs it, into a
+//     fresh directory (which includes the first migration: a `prisma migrate diff` process), and
+//     again over its own output (nothing to write, no migration);
+//   - in process, phase by phase: read + validate + model, emit (templates → in-memory tree),
+//     write the tree, write the first migration.
+// Run alone with `npx tsx bench/synthetic.ts`; bench/run.ts calls generationBenchmark().
+import { writeFile } from "node:fs/promises";
+import { basename, join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { execa } from "execa";
+import { stringify } from "yaml";
+import { emitServer } from "../src/emit/index.ts";
+import { readManifest } from "../src/manifest/index.ts";
+import { writeInitialMigration } from "../src/migrations.ts";
+import { writeTree } from "../src/tree/writer.ts";
+import { median, removeWorkDir, REPO, settings, TABLEGEN, tablegenGenerate, workDir } from "./lib.ts";
+
+const ON_DELETE = ["cascade", "restrict", "setNull"] as const;
+
+const tableName = (i: number) => `table_${String(i).padStart(3, "0")}`;
+
+/** A manifest object with `tables` tables (default 200) and one custom query per 20 tables. */
+export function syntheticManifest(tables = 200): Record<string, unknown> {
+  const manifestTables: Record<string, unknown> = {};
+  for (let i = 1; i <= tables; i++) {
+    const fields: Record<string, unknown> = {
+      name: { type: "TEXT", required: true },
+      code: { type: "TEXT", required: true, unique: true, maxLength: 40 },
+      notes: "PARAGRAPH",
+      amount: "NUMBER",
+      quantity: { type: "NUMBER", integer: true, default: 0 },
+      active: { type: "BOOLEAN", default: true },
+      created_at: { type: "DATETIME", default: "now" },
+    };
+    if (i % 3 === 0) fields.email = { type: "EMAIL", unique: true };
+    if (i % 4 === 0) fields.phone = "PHONE";
+    if (i > 1) {
+      const onDelete = ON_DELETE[i % 3]!;
+      fields[`${tableName(i - 1)}_id`] = {
+        type: "NUMBER",
+        required: onDelete !== "setNull",
+        references: tableName(i - 1),
+        onDelete,
+      };
+    }
+    manifestTables[tableName(i)] = {
+      ...(i % 10 === 0 && { id: "uuid" }),
+      ...(i % 5 === 0 && { versions: ["v1"] }),
+      fields,
+    };
+  }
+  const queries: Record<string, unknown> = {};
+  for (let i = 1; i + 1 <= tables; i += 20) {
+    const [parent, child] = [tableName(i), tableName(i + 1)];
+    queries[`children_of_${parent}`] = {
+      params: { name: "TEXT" },
+      sql: [
+        `SELECT p.id AS parent_id, p.name AS parent_name, c.id AS child_id, c.name AS child_name, c.active`,
+        `FROM ${parent} p JOIN ${child} c ON c.${parent}_id = p.id`,
+        `WHERE p.name = :name`,
+        `ORDER BY c.id`,
+      ].join("\n"),
+    };
+  }
+  return { project: "synthetic", database: "sqlite", versions: ["v1", "v2"], tables: manifestTables, queries };
+}
+
+export interface GenerationTimes {
+  tables: number;
+  files: number;
+  /** CLI, fresh output directory: each run's wall time, ms. */
+  cliFresh: number[];
+  /** CLI over its own output (no change, no migration), ms. */
+  cliUnchanged: number[];
+  /** `tablegen --version`: the CLI's own start-up (node, tsx, commander), ms. */
+  cliStartup: number[];
+  /** In process, the first read and emit (cold: module code, template compilation), ms. */
+  readFirst: number;
+  emitFirst: number;
+  /** In process, medians over runs after a warm-up, ms. */
+  read: number;
+  emit: number;
+  /** In process, once each into a fresh directory, ms. */
+  write: number;
+  migration: number;
+}
+
+export async function generationBenchmark(tables = 200, runs = settings.generations): Promise<GenerationTimes> {
+  const dir = await workDir("bench-synthetic");
+  try {
+    const manifest = join(dir, "tablegen.yaml");
+    await writeFile(manifest, stringify(syntheticManifest(tables)));
+
+    const cliFresh: number[] = [];
+    for (let run = 1; run <= runs; run++) cliFresh.push(await tablegenGenerate(manifest, join(dir, `cli-${run}`)));
+    const cliUnchanged: number[] = [];
+    for (let run = 1; run <= runs; run++) cliUnchanged.push(await tablegenGenerate(manifest, join(dir, "cli-1")));
+
+    const cliStartup: number[] = [];
+    for (let run = 1; run <= runs; run++) {
+      const start = performance.now();
+      await execa(process.execPath, [TABLEGEN, "--version"], { cwd: REPO, timeout: 60_000 });
+      cliStartup.push(performance.now() - start);
+    }
+
+    // In process: the first run (cold: template compilation, first calls), then medians of warm runs.
+    const reads: number[] = [];
+    const emits: number[] = [];
+    let start = performance.now();
+    let parsed = await readManifest(manifest);
+    const readFirst = performance.now() - start;
+    start = performance.now();
+    let tree = emitServer(parsed.model, { manifestName: basename(manifest) });
+    const emitFirst = performance.now() - start;
+    for (let run = 0; run < Math.max(3, runs); run++) {
+      start = performance.now();
+      parsed = await readManifest(manifest);
+      reads.push(performance.now() - start);
+      start = performance.now();
+      tree = emitServer(parsed.model, { manifestName: basename(manifest) });
+      emits.push(performance.now() - start);
+    }
+    const out = join(dir, "in-process");
+    start = performance.now();
+    await writeTree(out, tree);
+    const write = performance.now() - start;
+    start = performance.now();
+    await writeInitialMigration(out, parsed.manifest, parsed.model);
+    const migration = performance.now() - start;
+
+    return {
+      tables,
+      files: tree.size,
+      cliFresh,
+      cliUnchanged,
+      cliStartup,
+      readFirst,
+      emitFirst,
+      read: median(reads),
+      emit: median(emits),
+      write,
+      migration,
+    };
+  } finally {
+    await removeWorkDir(dir);
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const times = await generationBenchmark(Number(process.argv[2] ?? 200));
+  console.log(JSON.stringify(times, null, 2));
+}
