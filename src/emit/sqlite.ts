@@ -43,9 +43,12 @@ export function emitSqliteTable(table: Table, model: Model): string {
         (field) => `${field.name}: ${nullable(field.kind === "boolean" ? "number" : TS_TYPES[field.kind], field)};`,
       ),
     ],
-    conversions: converted
-      .map((field) => `${field.name}: ${field.kind === "boolean" ? "apiBoolean" : "apiDateTime"}(row.${field.name})`)
-      .join(", "),
+    recordFields: ["id", ...table.fields.map((field) => field.name)].map((name) => {
+      const field = table.fields.find((candidate) => candidate.name === name);
+      if (field?.kind === "boolean") return `${name}: apiBoolean(row.${name}),`;
+      if (field?.kind === "datetime") return `${name}: apiDateTime(row.${name}),`;
+      return `${name}: row.${name},`;
+    }),
     idType: table.id === "uuid" ? "string" : "number",
     insertParams: parts.insertFields.map((name) => `@${name}`).join(", "),
     updateSets: table.fields

@@ -18,8 +18,18 @@ interface PostsRow {
 
 const COLUMNS = `"id", "title", "body", "published", "rating", "user_id", "category_id", "published_at"`;
 
+/** Every field named, so each record has one shape (faster than spreading the row). */
 function toRecord(row: PostsRow): PostsRecord {
-  return { ...row, published: apiBoolean(row.published), published_at: apiDateTime(row.published_at) };
+  return {
+    id: row.id,
+    title: row.title,
+    body: row.body,
+    published: apiBoolean(row.published),
+    rating: row.rating,
+    user_id: row.user_id,
+    category_id: row.category_id,
+    published_at: apiDateTime(row.published_at),
+  };
 }
 
 /** The posts table's statements, prepared once, and the operations the routes run. */

@@ -17,8 +17,17 @@ interface UsersRow {
 
 const COLUMNS = `"id", "name", "email", "phone", "bio", "active", "created_at"`;
 
+/** Every field named, so each record has one shape (faster than spreading the row). */
 function toRecord(row: UsersRow): UsersRecord {
-  return { ...row, active: apiBoolean(row.active), created_at: apiDateTime(row.created_at) };
+  return {
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    phone: row.phone,
+    bio: row.bio,
+    active: apiBoolean(row.active),
+    created_at: apiDateTime(row.created_at),
+  };
 }
 
 /** The users table's statements, prepared once, and the operations the routes run. */

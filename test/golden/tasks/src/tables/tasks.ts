@@ -17,8 +17,17 @@ interface TasksRow {
 
 const COLUMNS = `"id", "title", "description", "status", "due_at", "priority", "done"`;
 
+/** Every field named, so each record has one shape (faster than spreading the row). */
 function toRecord(row: TasksRow): TasksRecord {
-  return { ...row, due_at: apiDateTime(row.due_at), done: apiBoolean(row.done) };
+  return {
+    id: row.id,
+    title: row.title,
+    description: row.description,
+    status: row.status,
+    due_at: apiDateTime(row.due_at),
+    priority: row.priority,
+    done: apiBoolean(row.done),
+  };
 }
 
 /** The tasks table's statements, prepared once, and the operations the routes run. */
