@@ -57,6 +57,30 @@ describe("start-up", () => {
     expect(result.stderr).toContain('the database "./missing.db" does not exist: run "npm run migrate" first');
   });
 
+  it.each([
+    [{ TLS_CERT_FILE: "cert.pem" }, "Cannot start: TLS_CERT_FILE and TLS_KEY_FILE must be set together"],
+    [
+      { TLS_CERT_FILE: "none.pem", TLS_KEY_FILE: "none.pem" },
+      "Cannot start: cannot read the TLS certificate or key: ENOENT",
+    ],
+    [{ PORT: "eighty" }, 'Cannot start: PORT must be a whole number, not "eighty"'],
+    [{ BODY_LIMIT: "1e6" }, 'Cannot start: BODY_LIMIT must be a whole number, not "1e6"'],
+    [
+      { DATABASE_URL: "postgresql://localhost/blog" },
+      'Cannot start: DATABASE_URL must be a file: URL for SQLite, not "postgresql://localhost/blog"',
+    ],
+  ])("refuses to start with %j, saying why", async (settings, message) => {
+    const result = await execa(START[0], START.slice(1), {
+      cwd: dir,
+      env: { DATABASE_URL: "file:./runtime.db", API_SIGNATURE_KEY: KEY, PORT: "0", ...settings },
+      reject: false,
+      timeout: 20_000,
+    });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr.startsWith(message)).toBe(true);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
   it("leaves the database in WAL mode after npm run migrate", () => {
     const db = new Database(join(dir, "runtime.db"), { readonly: true });
     expect(db.pragma("journal_mode", { simple: true })).toBe("wal");

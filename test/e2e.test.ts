@@ -178,7 +178,7 @@ for (const database of ["sqlite", "postgresql"] as const) {
     describe("authentication", () => {
       it("refuses a missing key with 401 before anything else", async () => {
         const anonymous = client(`${server.url}/blog`, undefined);
-        for (const path of ["/users/v1/list", "/nothing/v1/list", "/users/v9/list"]) {
+        for (const path of ["/users/v1/list", "/nothing/v1/list", "/users/v9/list", "/users/v1/show/%E0%A4%A"]) {
           const answer = await anonymous.get(path);
           expect(answer.status).toBe(401);
           expect(answer.body).toEqual(failure("Invalid or missing API signature key"));
@@ -217,6 +217,12 @@ for (const database of ["sqlite", "postgresql"] as const) {
           expect(answer.body).toEqual(failure("Data not found"));
         },
       );
+
+      it("answers a path that is not valid percent-encoding with 404", async () => {
+        const answer = await api.get("/users/v1/show/%E0%A4%A");
+        expect(answer.status).toBe(404);
+        expect(answer.body).toEqual(failure("Data not found"));
+      });
 
       it("answers an unknown project with 404", async () => {
         const answer = await client(server.url, KEYS[0]).get("/shop/users/v1/list");

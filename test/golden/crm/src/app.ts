@@ -11,12 +11,24 @@ import { openStore } from "./store.js";
 
 /** The Fastify application: checks, routes and error answers; listening is the caller's. */
 export async function buildApp(config: Config, db: Db): Promise<FastifyInstance> {
+  const corsEnabled = config.corsOrigins.length > 0;
+  const isPreflight = (request: FastifyRequest) =>
+    corsEnabled && request.method === "OPTIONS" && request.headers["access-control-request-method"] !== undefined;
+  const checkSignature = signatureCheck(config.signatureKeys, isPreflight);
+
   const app: FastifyInstance = Fastify({
     https: config.tls ?? null,
     logger: { level: config.logLevel },
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimit,
     routerOptions: { ignoreTrailingSlash: true },
+    // Errors met before routing (a path that is not valid percent-encoding): the key still comes first.
+    frameworkErrors: (error, request, reply) => {
+      checkSignature(request).then(
+        () => handleError(error, request, reply),
+        (failure) => handleError(failure, request, reply),
+      );
+    },
     ajv: {
       customOptions: {
         allErrors: true,
@@ -29,11 +41,8 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
     },
   });
 
-  const corsEnabled = config.corsOrigins.length > 0;
-  const isPreflight = (request: FastifyRequest) =>
-    corsEnabled && request.method === "OPTIONS" && request.headers["access-control-request-method"] !== undefined;
   if (corsEnabled) await app.register(cors, { origin: config.corsOrigins });
-  app.addHook("onRequest", signatureCheck(config.signatureKeys, isPreflight));
+  app.addHook("onRequest", checkSignature);
 
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(handleNotFound);
