@@ -1,28 +1,31 @@
-import type { Field, Model, Table } from "../model/types.ts";
+import type { Model, Table } from "../model/types.ts";
 import { render } from "../templates.ts";
-import { createValue, defaultDateTime, quote, tableImports, tableParts } from "./tables.ts";
+import {
+  createValue,
+  defaultDateTime,
+  quote,
+  storedValue,
+  tableImports,
+  tableParts,
+  writeHelpers,
+  type Dialect,
+} from "./tables.ts";
 
-/** The stored value of an API value in PostgreSQL (absent and null become null). */
-function storedValue(field: Field, value: string): string {
-  return field.kind === "datetime" ? `storedDateTime(${value})` : `${value} ?? null`;
-}
-
-function storedDefault(field: Field): string {
-  const fallback = field.default!;
-  if (fallback.kind === "now") return "storedNow()";
-  if (field.kind === "datetime") return JSON.stringify(`${defaultDateTime(fallback.value)}Z`);
-  return JSON.stringify(fallback.value);
-}
+/** PostgreSQL takes booleans as they are and date-times as ISO text truncated to seconds. */
+const postgres: Dialect = {
+  converter: (field) => (field.kind === "datetime" ? "storedDateTime" : undefined),
+  storedDefault(field) {
+    const fallback = field.default!;
+    if (fallback.kind === "now") return "storedNow()";
+    if (field.kind === "datetime") return JSON.stringify(`${defaultDateTime(fallback.value)}Z`);
+    return JSON.stringify(fallback.value);
+  },
+};
 
 /** `src/tables/<table>.ts` for PostgreSQL: named prepared statements on the pool. */
 export function emitPostgresTable(table: Table, model: Model): string {
   const parts = tableParts(table);
-  const valueHelpers = new Set<string>();
-  for (const field of table.fields) {
-    if (field.kind === "datetime") valueHelpers.add("storedDateTime");
-    if (field.default?.kind === "now") valueHelpers.add("storedNow");
-  }
-  const imports = tableImports(table, parts, valueHelpers);
+  const imports = tableImports(table, parts, writeHelpers(postgres, table));
 
   return render("server/table/postgres-table.ts.hbs", {
     ...parts,
@@ -38,11 +41,11 @@ export function emitPostgresTable(table: Table, model: Model): string {
       .join(", "),
     insertValues: [
       ...(table.id === "uuid" ? ["randomUUID(),"] : []),
-      ...table.fields.map((field) => `${createValue(field, storedValue, storedDefault)},`),
+      ...table.fields.map((field) => `${createValue(postgres, field)},`),
     ],
     updateValues: table.fields.flatMap((field) => [
       `"${field.name}" in changes,`,
-      `${storedValue(field, `changes.${field.name}`)},`,
+      `${storedValue(postgres, field, `changes.${field.name}`)},`,
     ]),
   });
 }

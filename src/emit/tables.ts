@@ -97,20 +97,37 @@ export function tableImports(table: Table, parts: ReturnType<typeof tableParts>,
   ].filter((line) => line !== undefined);
 }
 
-/**
- * The value stored on create: the field's default when absent. `stored` turns an API value into
- * its stored form; `defaults` gives the stored form of the default.
- */
-export function createValue(
-  field: Field,
-  stored: (field: Field, value: string) => string,
-  defaults: (field: Field) => string,
-): string {
+/** How a database stores API values, as the table module's code writes them. */
+export interface Dialect {
+  /** The values.ts function that turns this field's API value into its stored form, if it needs one. */
+  converter(field: Field): string | undefined;
+  /** The stored form of the field's default, as code. */
+  storedDefault(field: Field): string;
+}
+
+/** The stored value of an API value expression (absent and null become null). */
+export function storedValue(dialect: Dialect, field: Field, value: string): string {
+  const converter = dialect.converter(field);
+  return converter ? `${converter}(${value})` : `${value} ?? null`;
+}
+
+/** The stored value on create: the field's default when absent. */
+export function createValue(dialect: Dialect, field: Field): string {
   const value = `input.${field.name}`;
-  if (!field.default)
-    return field.required && stored(field, value) === `${value} ?? null` ? value : stored(field, value);
-  const converted = stored(field, value) === `${value} ?? null` ? value : stored(field, value);
-  return `${value} === undefined ? ${defaults(field)} : ${converted}`;
+  const converter = dialect.converter(field);
+  if (!field.default) return field.required && !converter ? value : storedValue(dialect, field, value);
+  return `${value} === undefined ? ${dialect.storedDefault(field)} : ${converter ? `${converter}(${value})` : value}`;
+}
+
+/** The values.ts functions a table module writes with. */
+export function writeHelpers(dialect: Dialect, table: Table): Set<string> {
+  const helpers = new Set<string>();
+  for (const field of table.fields) {
+    const converter = dialect.converter(field);
+    if (converter) helpers.add(converter);
+    if (field.default?.kind === "now") helpers.add("storedNow");
+  }
+  return helpers;
 }
 
 /** A date-time default as the API's UTC seconds, `2024-01-31T12:00:00`, without a zone designator. */
