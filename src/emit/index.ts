@@ -32,7 +32,6 @@ const SHARED_FILES: Record<string, string> = {
 /** Files that differ by database: the driver, its errors, stored values and Prisma's adapter. */
 const DATABASE_FILES: Record<Database, Record<string, string>> = {
   sqlite: {
-    "prisma.config.ts": "sqlite/prisma.config.ts",
     "src/constraints.ts": "sqlite/constraints.ts",
     "src/db.ts": "sqlite/db.ts",
     "src/prisma.ts": "sqlite/prisma.ts",
@@ -41,7 +40,6 @@ const DATABASE_FILES: Record<Database, Record<string, string>> = {
     "src/wal.ts": "sqlite/wal.ts",
   },
   postgresql: {
-    "prisma.config.ts": "postgres/prisma.config.ts",
     "src/constraints.ts": "postgres/constraints.ts",
     "src/db.ts": "postgres/db.ts",
     "src/prisma.ts": "postgres/prisma.ts",
@@ -70,6 +68,7 @@ export function emitServer(model: Model, options: EmitOptions): FileTree {
   add(".env.example", emitEnvExample(model));
   add("prisma/schema.prisma", emitPrismaSchema(model));
   add("src/config.ts", render("server/src/config.ts.hbs", { sqlite }));
+  add("prisma.config.ts", render("server/prisma.config.ts.hbs", { sqlite }));
   if (sqlite) add("src/columns.ts", emitStoredKinds(model));
   add("src/store.ts", emitStore(model));
   add(

@@ -4,8 +4,8 @@ import { loadEnvFile } from "./src/env.js";
 import { migrationAdapter } from "./src/prisma-adapter.js";
 
 loadEnvFile();
-// The schema's env("DATABASE_URL") must resolve: without it Prisma leaves its offline JS engine
-// and tries to download a native one.
+// The schema's env("DATABASE_URL") must resolve even when the default is used: without it Prisma
+// leaves its offline JS engine and tries to download a native one.
 process.env.DATABASE_URL = databaseUrl();
 
 export default defineConfig({
