@@ -81,6 +81,18 @@ describe("start-up", () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it("refuses to start a PostgreSQL server without DATABASE_URL", { timeout: 60_000 }, async () => {
+    const { dir: crm } = await generateExample("crm");
+    const result = await execa(START[0], START.slice(1), {
+      cwd: crm,
+      env: { DATABASE_URL: "", API_SIGNATURE_KEY: KEY, PORT: "0" },
+      reject: false,
+      timeout: 20_000,
+    });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toBe("Cannot start: DATABASE_URL is not set: give the PostgreSQL database to use");
+  });
+
   it("leaves the database in WAL mode after npm run migrate", () => {
     const db = new Database(join(dir, "runtime.db"), { readonly: true });
     expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
