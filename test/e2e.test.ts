@@ -433,6 +433,16 @@ for (const database of ["sqlite", "postgresql"] as const) {
         expect((await api.get(`/posts/v2/show/${post.id}`)).status).toBe(200);
       });
 
+      it("refuses a delete whose cascade reaches a restricted reference, naming the table in the way", async () => {
+        const user = await createUser();
+        const post = ((await api.post("/posts/v2/create", { title: "t", user_id: user.id })).body as Envelope).data;
+        expect((await api.post("/comments/v2/create", { post_id: post.id, author: "A", text: "B" })).status).toBe(201);
+        const answer = await api.del(`/users/v2/delete/${user.id}`);
+        expect(answer.status).toBe(409);
+        expect(answer.body).toEqual(failure("Record is referenced by posts"));
+        expect((await api.get(`/posts/v2/show/${post.id}`)).status).toBe(200);
+      });
+
       it("cascades and nulls as the manifest says", async () => {
         const user = await createUser();
         const category = ((await api.post("/categories/v1/create", { name: `c-${user.id}` })).body as Envelope).data;
