@@ -1,10 +1,10 @@
-import { existsSync } from "node:fs";
-import { mkdir, readFile, readdir, writeFile } from "node:fs/promises";
+import { existsSync, readdirSync } from "node:fs";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { RawManifest } from "./manifest/schema.ts";
 import { wrapSqliteMigration } from "./migrate/sqlite.ts";
 import type { Model } from "./model/types.ts";
-import { diffSchemas } from "./prisma/cli.ts";
+import { diffFromEmpty } from "./prisma/cli.ts";
 
 /** The manifest a migration was made from, kept beside it so the next one needs no database. */
 export const SNAPSHOT = "tablegen.json";
@@ -19,7 +19,12 @@ export function migrationFolderName(label: string, existing: string[], now = new
     : NaN;
   if (next > time) time = next;
   const stamp = (ms: number) => new Date(ms).toISOString().replace(/[-:T]/g, "").slice(0, 14);
-  const slug = label.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_+|_+$/g, "").slice(0, 60) || "migration";
+  const slug =
+    label
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "_")
+      .replace(/^_+|_+$/g, "")
+      .slice(0, 60) || "migration";
   return `${stamp(time)}_${slug}`;
 }
 
@@ -28,10 +33,10 @@ export function migrationsDir(outDir: string): string {
 }
 
 /** Migration folders of a server, oldest first. */
-export async function existingMigrations(outDir: string): Promise<string[]> {
+export function existingMigrations(outDir: string): string[] {
   const dir = migrationsDir(outDir);
   if (!existsSync(dir)) return [];
-  const entries = await readdir(dir, { withFileTypes: true });
+  const entries = readdirSync(dir, { withFileTypes: true });
   return entries
     .filter((entry) => entry.isDirectory() && existsSync(join(dir, entry.name, "migration.sql")))
     .map((entry) => entry.name)
@@ -40,7 +45,7 @@ export async function existingMigrations(outDir: string): Promise<string[]> {
 
 /** The manifest the latest migration was made from, if it kept one. */
 export async function latestSnapshot(outDir: string): Promise<RawManifest | undefined> {
-  const latest = (await existingMigrations(outDir)).at(-1);
+  const latest = existingMigrations(outDir).at(-1);
   const path = latest && join(migrationsDir(outDir), latest, SNAPSHOT);
   return path && existsSync(path) ? (JSON.parse(await readFile(path, "utf8")) as RawManifest) : undefined;
 }
@@ -71,17 +76,21 @@ export async function writeMigration(
   return dir;
 }
 
-/** The first migration of a server that has none: the whole schema from nothing. */
-export async function writeInitialMigration(
+/**
+ * The SQL of a server's first migration, the whole schema from nothing, or undefined when the
+ * server already has migrations. The diff takes a Prisma process (about a second), started before
+ * this returns.
+ */
+export function initialMigrationSql(outDir: string, model: Model, schema: string): Promise<string | undefined> {
+  if (existingMigrations(outDir).length > 0) return Promise.resolve(undefined);
+  return diffFromEmpty(schema, model.database);
+}
+
+/** Writes a server's first migration folder. */
+export function writeInitialMigration(
   outDir: string,
-  manifest: RawManifest,
-  model: Model,
+  migration: { sql: string; schema: string; manifest: RawManifest; model: Model },
   now = new Date(),
-): Promise<string | undefined> {
-  const existing = await existingMigrations(outDir);
-  if (existing.length > 0) return undefined;
-  const schemaPath = join(outDir, "prisma", "schema.prisma");
-  const sql = await diffSchemas(undefined, schemaPath, model.database, outDir);
-  const schema = await readFile(schemaPath, "utf8");
-  return writeMigration(outDir, migrationFolderName("init", existing, now), { sql, schema, manifest, model });
+): Promise<string> {
+  return writeMigration(outDir, migrationFolderName("init", [], now), migration);
 }

@@ -1,8 +1,8 @@
 import { basename, relative, resolve } from "node:path";
 import { emitServer } from "../emit/index.ts";
 import { readManifest } from "../manifest/index.ts";
-import { writeInitialMigration } from "../migrations.ts";
-import { compareTree, writeTree } from "../tree/writer.ts";
+import { compareTree } from "../tree/writer.ts";
+import { writeServer } from "../write-server.ts";
 
 export interface GenerateOptions {
   manifest: string;
@@ -19,11 +19,11 @@ export interface GenerateResult {
 export async function generate(options: GenerateOptions): Promise<GenerateResult> {
   const { manifest, model } = await readManifest(options.manifest);
   const outDir = resolve(options.out);
-  const tree = emitServer(model, { manifestName: basename(options.manifest) });
+  const emitOptions = { manifestName: basename(options.manifest) };
   const shown = relative(process.cwd(), outDir) || ".";
 
   if (options.check) {
-    const differences = await compareTree(outDir, tree);
+    const differences = await compareTree(outDir, emitServer(model, emitOptions));
     if (differences.length === 0) return { ok: true, summary: `${shown} is up to date with ${options.manifest}` };
     const lines = differences.map(({ path, status }) => `  ${status.padEnd(7)} ${path}`);
     return {
@@ -32,8 +32,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     };
   }
 
-  const { written, removed } = await writeTree(outDir, tree);
-  const migration = await writeInitialMigration(outDir, manifest, model);
+  const { tree, written, removed, migration } = await writeServer(outDir, { manifest, model }, emitOptions);
   const parts = [`Generated ${shown}: ${written.length} files written, ${tree.size + 1 - written.length} unchanged`];
   if (removed.length > 0) parts.push(`${removed.length} removed (${removed.join(", ")})`);
   let summary = parts.join(", ");

@@ -53,7 +53,7 @@ export async function migrate(
   if (!url && !options.createOnly)
     throw new UserError("DATABASE_URL is not set, in the environment or in the .env beside the manifest");
 
-  const existing = await existingMigrations(outDir);
+  const existing = existingMigrations(outDir);
   const previous = await latestSnapshot(outDir);
   if (existing.length > 0 && !previous) {
     throw new UserError(

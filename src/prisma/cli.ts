@@ -1,5 +1,7 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { resolve } from "node:path";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import { UserError } from "../errors.ts";
@@ -7,17 +9,22 @@ import type { Database } from "../manifest/schema.ts";
 
 const require = createRequire(import.meta.url);
 const PRISMA_CLI = require.resolve("prisma/build/index.js");
-const DIFF_CONFIG = fileURLToPath(new URL("./diff.config.ts", import.meta.url));
+const DIFF_CONFIG = fileURLToPath(new URL("./diff.config.mjs", import.meta.url));
 
 /** Runs the Prisma CLI that tablegen depends on; a failure becomes a UserError with Prisma's words. */
-export async function runPrisma(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<string> {
+export async function runPrisma(
+  args: string[],
+  options: { cwd: string; env?: Record<string, string> },
+): Promise<string> {
   const result = await execa(process.execPath, [PRISMA_CLI, ...args], {
     cwd: options.cwd,
     env: { PRISMA_HIDE_UPDATE_MESSAGE: "1", ...options.env },
     reject: false,
   });
   if (result.exitCode !== 0) {
-    throw new UserError(`prisma ${args.slice(0, 2).join(" ")} failed: ${prismaError(`${result.stderr}\n${result.stdout}`)}`);
+    throw new UserError(
+      `prisma ${args.slice(0, 2).join(" ")} failed: ${prismaError(`${result.stderr}\n${result.stdout}`)}`,
+    );
   }
   return result.stdout;
 }
@@ -27,8 +34,14 @@ export function prismaError(output: string): string {
   const lines = output.split("\n");
   const start = lines.findIndex((line) => line.startsWith("Error"));
   if (start === -1) return output.trim();
-  const error = lines.slice(start).join("\n").split(/\n\s*\n\s*\n|\nPrisma schema loaded/)[0]!;
-  return error.replace(/^Error: (P\d+)\s*\n+/, "$1: ").replace(/^Error: /, "").trim();
+  const error = lines
+    .slice(start)
+    .join("\n")
+    .split(/\n\s*\n\s*\n|\nPrisma schema loaded/)[0]!;
+  return error
+    .replace(/^Error: (P\d+)\s*\n+/, "$1: ")
+    .replace(/^Error: /, "")
+    .trim();
 }
 
 /**
@@ -41,12 +54,29 @@ const PLACEHOLDER_URLS: Record<Database, string> = {
 };
 
 /** The SQL that takes a database from one Prisma schema file (or nothing) to another. */
-export async function diffSchemas(from: string | undefined, to: string, database: Database, cwd: string): Promise<string> {
+export async function diffSchemas(
+  from: string | undefined,
+  to: string,
+  database: Database,
+  cwd: string,
+): Promise<string> {
   const source = from === undefined ? ["--from-empty"] : ["--from-schema-datamodel", from];
   return runPrisma(["migrate", "diff", ...source, "--to-schema-datamodel", to, "--script", "--config", DIFF_CONFIG], {
     cwd,
     env: { DATABASE_URL: PLACEHOLDER_URLS[database], TABLEGEN_SCHEMA: resolve(cwd, to) },
   });
+}
+
+/**
+ * The SQL that creates a Prisma schema (given as text) from nothing. Prisma's process is started
+ * before this returns, so the caller can do other work while it runs.
+ */
+export function diffFromEmpty(schema: string, database: Database): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), "tablegen-diff-"));
+  writeFileSync(join(dir, "schema.prisma"), schema);
+  return diffSchemas(undefined, "schema.prisma", database, dir).finally(() =>
+    rmSync(dir, { recursive: true, force: true }),
+  );
 }
 
 const DEPLOY_CONFIG = fileURLToPath(new URL("./deploy.config.ts", import.meta.url));

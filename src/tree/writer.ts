@@ -1,5 +1,5 @@
-import { existsSync } from "node:fs";
-import { mkdir, readFile, readdir, rm, rmdir, writeFile } from "node:fs/promises";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFile, readdir, rm, rmdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileTree, type FileTree } from "./file-tree.ts";
 
@@ -32,11 +32,15 @@ export async function writeTree(outDir: string, tree: FileTree): Promise<{ writt
   const full = withOwnedList(tree);
   const previous = await ownedFiles(outDir);
   const written: string[] = [];
+  const directories = new Set<string>();
+  // Synchronous calls: hundreds of small files are written several times faster than through the thread pool.
   for (const [path, content] of full) {
     const target = join(outDir, path);
-    if (existsSync(target) && (await readFile(target, "utf8")) === content) continue;
-    await mkdir(dirname(target), { recursive: true });
-    await writeFile(target, content);
+    if (contentOf(target) === content) continue;
+    const directory = dirname(target);
+    if (!directories.has(directory)) mkdirSync(directory, { recursive: true });
+    directories.add(directory);
+    writeFileSync(target, content);
     written.push(path);
   }
   const removed = previous.filter((path) => !full.has(path));
@@ -60,6 +64,16 @@ export async function compareTree(outDir: string, tree: FileTree): Promise<Diffe
     if (!full.has(path) && existsSync(join(outDir, path))) differences.push({ path, status: "extra" });
   }
   return differences;
+}
+
+/** A file's content, or undefined when there is none. */
+function contentOf(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
 }
 
 async function removeEmptyParents(root: string, dir: string): Promise<void> {

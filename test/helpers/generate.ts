@@ -1,24 +1,30 @@
 import { mkdir, mkdtemp } from "node:fs/promises";
-import { basename, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { emitServer } from "../../src/emit/index.ts";
 import { readManifest } from "../../src/manifest/index.ts";
 import type { Database, RawManifest } from "../../src/manifest/schema.ts";
 import { buildModel } from "../../src/model/build.ts";
 import type { Model } from "../../src/model/types.ts";
-import { writeInitialMigration } from "../../src/migrations.ts";
-import { writeTree } from "../../src/tree/writer.ts";
 import type { FileTree } from "../../src/tree/file-tree.ts";
+import { writeServer } from "../../src/write-server.ts";
 
 export const REPO = fileURLToPath(new URL("../../", import.meta.url));
 export const EXAMPLES = join(REPO, "examples");
 
-export async function exampleTree(name: string, database?: Database): Promise<{ manifest: RawManifest; model: Model; tree: FileTree }> {
-  const file = join(EXAMPLES, `${name}.yaml`);
-  const { manifest } = await readManifest(file);
+/** An example's manifest and model (moved to another database if asked). */
+async function exampleModel(name: string, database?: Database): Promise<{ manifest: RawManifest; model: Model }> {
+  const { manifest } = await readManifest(join(EXAMPLES, `${name}.yaml`));
   if (database) manifest.database = database;
-  const model = buildModel(manifest);
-  return { manifest, model, tree: emitServer(model, { manifestName: basename(file) }) };
+  return { manifest, model: buildModel(manifest) };
+}
+
+export async function exampleTree(
+  name: string,
+  database?: Database,
+): Promise<{ manifest: RawManifest; model: Model; tree: FileTree }> {
+  const { manifest, model } = await exampleModel(name, database);
+  return { manifest, model, tree: emitServer(model, { manifestName: `${name}.yaml` }) };
 }
 
 /**
@@ -33,9 +39,8 @@ export async function scratchDir(prefix: string): Promise<string> {
 
 /** Generates an example (on another database if asked) into a fresh scratch directory, with its first migration. */
 export async function generateExample(name: string, database?: Database): Promise<{ dir: string; model: Model }> {
-  const { manifest, model, tree } = await exampleTree(name, database);
+  const { manifest, model } = await exampleModel(name, database);
   const dir = await scratchDir(database ? `${name}-${database}` : name);
-  await writeTree(dir, tree);
-  await writeInitialMigration(dir, manifest, model);
+  await writeServer(dir, { manifest, model }, { manifestName: `${name}.yaml` });
   return { dir, model };
 }

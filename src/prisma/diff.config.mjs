@@ -1,3 +1,4 @@
+// @ts-check
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { defineConfig } from "prisma/config";
 
@@ -5,6 +6,7 @@ import { defineConfig } from "prisma/config";
 // database, but Prisma's offline (JS engine) mode needs an adapter, so an in-memory one is given.
 // `schema` must name a schema whose generator has engineType "client" (the target of the diff), or
 // Prisma falls back to native engines and tries to download them.
+// Plain JavaScript: Prisma loads a TypeScript config through a transpiler, ~0.2 s per diff.
 export default defineConfig({
   engine: "js",
   experimental: { adapter: true },
