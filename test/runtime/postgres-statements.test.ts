@@ -1,5 +1,4 @@
 import { join } from "node:path";
-import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { generateExample } from "../helpers/generate.ts";
 import { createDatabase } from "../helpers/pg-database.ts";
@@ -25,7 +24,13 @@ interface Prepared {
 
 const postgresUrl = inject("postgresUrl");
 
-let pool: pg.Pool;
+/** The generated db.ts's pool: `query` runs a statement on a pooled connection. */
+interface Db {
+  pool: { end(): Promise<void> };
+  query<Row>(text: string): Promise<{ rows: Row[] }>;
+}
+
+let pool: Db;
 let store: Store;
 
 /** One successful use of every operation of every table and of the custom query. */
@@ -91,7 +96,7 @@ describe.skipIf(!postgresUrl)("prepared statements on PostgreSQL", () => {
   });
 
   afterAll(async () => {
-    await pool?.end();
+    await pool?.pool.end();
   });
 
   it("prepares each statement once per connection and reuses it on every later call", async () => {
@@ -118,13 +123,10 @@ describe.skipIf(!postgresUrl)("prepared statements on PostgreSQL", () => {
     later.forEach((row, index) => expect(row.runs - first[index]!.runs, row.name).toBeGreaterThanOrEqual(10));
   });
 
-  // KNOWN DEFECT, marked `it.fails` so the suite stays green until it is fixed; when this starts
-  // "failing", the defect is fixed: turn it into a plain `it`. pg-pool's pool.query() releases its
-  // client with the query's error, and a client released with an error is destroyed. So every
-  // constraint failure (409 unique, 400 missing reference, 409 restricted delete, a custom query's
-  // 400) closes the connection, and with it every statement it had prepared: the next request
-  // connects again and prepares everything again.
-  it.fails("keeps its connection and its prepared statements after a constraint failure", async () => {
+  // pg's own pool.query() releases its client with the query's error, and a client released with an
+  // error is destroyed: every constraint failure would close the connection and every statement it
+  // had prepared. The generated db.ts returns connections that PostgreSQL answered with an error.
+  it("keeps its connection and its prepared statements after a constraint failure", async () => {
     await workload(100);
     const pid = await backendPid();
     const before = (await preparedStatements()).map((row) => row.name);

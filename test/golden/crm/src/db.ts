@@ -1,7 +1,7 @@
 import pg from "pg";
 import type { Config } from "./config.js";
 
-export type Db = pg.Pool;
+export type Db = ReturnType<typeof openDatabase>;
 
 /** Values bound to a statement's parameters. */
 export type StoredValues = (string | number | boolean | null)[];
@@ -27,10 +27,36 @@ const types = {
 };
 
 /** A connection pool; the server keeps no other state, so any number of copies can share a database. */
-export function openDatabase(config: Config): Db {
-  return new pg.Pool({ connectionString: config.databaseUrl, max: config.poolSize, types, options: "-c TimeZone=UTC" });
+export function openDatabase(config: Config) {
+  const pool = new pg.Pool({
+    connectionString: config.databaseUrl,
+    max: config.poolSize,
+    types,
+    options: "-c TimeZone=UTC",
+  });
+  return {
+    pool,
+    /**
+     * Runs a statement on a pooled connection. pg's own `pool.query` closes a connection after
+     * any error; one that PostgreSQL answered (a constraint, a bad value) is still sound, so it
+     * goes back to the pool with the statements it has prepared.
+     */
+    async query<Row extends pg.QueryResultRow = pg.QueryResultRow>(
+      statement: pg.QueryConfig,
+    ): Promise<pg.QueryResult<Row>> {
+      const client = await pool.connect();
+      try {
+        const result = await client.query<Row>(statement);
+        client.release();
+        return result;
+      } catch (error) {
+        client.release(error instanceof pg.DatabaseError ? undefined : (error as Error));
+        throw error;
+      }
+    },
+  };
 }
 
 export async function closeDatabase(db: Db): Promise<void> {
-  await db.end();
+  await db.pool.end();
 }
