@@ -7,7 +7,7 @@ import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO, generateExample } from "./helpers/generate.ts";
 import { client, failure } from "./helpers/http.ts";
-import { START, migrate, startServer, type RunningServer } from "./helpers/server.ts";
+import { START, migrate, startServer, transpile, type RunningServer } from "./helpers/server.ts";
 
 // How the generated server runs: start-up checks, HTTPS, CORS, unexpected errors, shutdown,
 // WAL, and Prisma Client reading and writing the same rows as the generated routes.
@@ -18,7 +18,7 @@ const servers: RunningServer[] = [];
 
 beforeAll(async () => {
   ({ dir } = await generateExample("blog"));
-  await migrate(dir, { DATABASE_URL: "file:./runtime.db" });
+  await migrate(dir, { DATABASE_URL: "file:./runtime.db" }); // transpiles too, as `npm start` does
 });
 
 afterAll(async () => {
@@ -83,6 +83,7 @@ describe("start-up", () => {
 
   it("refuses to start a PostgreSQL server without DATABASE_URL", { timeout: 60_000 }, async () => {
     const { dir: crm } = await generateExample("crm");
+    await transpile(crm);
     const result = await execa(START[0], START.slice(1), {
       cwd: crm,
       env: { DATABASE_URL: "", API_SIGNATURE_KEY: KEY, PORT: "0" },

@@ -53,7 +53,7 @@ describe("npm run cluster", () => {
     const env = { DATABASE_URL: "file:./cluster.db", API_SIGNATURE_KEY: KEY, WORKERS: "2" };
     const { dir } = await generateExample("tasks");
     await migrate(dir, env);
-    const cluster = await startServer(dir, env, "src/cluster.ts");
+    const cluster = await startServer(dir, env, "dist/cluster.js");
     const api = client(`${cluster.url}/tasks`, KEY);
     const answers = await Promise.all(
       Array.from({ length: 50 }, (_, i) => api.post("/tasks/v1/create", { title: `t${i}` })),

@@ -13,18 +13,24 @@ export async function migrate(dir: string, env: Record<string, string>): Promise
   await execa("npm", ["run", "--silent", "migrate"], { cwd: dir, env });
 }
 
-/** The command of the generated server's `npm start`, without npm in between. */
-export const START = [process.execPath, "--import", "tsx", "src/server.ts"] as const;
+/** `npm run transpile` in a generated server: its sources as JavaScript in dist/, what `npm start` runs first. */
+export async function transpile(dir: string): Promise<void> {
+  await execa("npm", ["run", "--silent", "transpile"], { cwd: dir });
+}
+
+/** The command `npm start` runs after transpiling, without npm in between. */
+export const START = [process.execPath, "--enable-source-maps", "dist/server.js"] as const;
 
 /**
- * Starts a generated server (as `npm start` does, or `npm run cluster` with src/cluster.ts) on a
+ * Starts a generated server as `npm start` does (or `npm run cluster` with dist/cluster.js) on a
  * free port; resolves once it listens.
  */
 export async function startServer(
   dir: string,
   env: Record<string, string>,
-  script = "src/server.ts",
+  script = "dist/server.js",
 ): Promise<RunningServer> {
+  await transpile(dir);
   const [node, ...args] = START;
   const child = execa(node, [...args.slice(0, -1), script], {
     cwd: dir,
