@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import Handlebars from "handlebars";
+import { packagePath } from "./paths.ts";
 
-const root = fileURLToPath(new URL("../templates/", import.meta.url));
+const root = packagePath("templates") + "/";
 const compiled = new Map<string, HandlebarsTemplateDelegate>();
 
 /** Renders `templates/<name>` with Handlebars; templates are compiled once and kept. */

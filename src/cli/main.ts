@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { Command, CommanderError, Option } from "commander";
 import { UserError } from "../errors.ts";
+import { packagePath } from "../paths.ts";
 import type { AiCommandOptions } from "./ai.ts";
 import type { MigrateOptions } from "./migrate.ts";
 
@@ -9,8 +10,7 @@ const DEFAULT_MANIFEST = "tablegen.yaml";
 const DEFAULT_OUT = "server";
 
 function version(): string {
-  const file = new URL("../../package.json", import.meta.url);
-  return (JSON.parse(readFileSync(file, "utf8")) as { version: string }).version;
+  return (JSON.parse(readFileSync(packagePath("package.json"), "utf8")) as { version: string }).version;
 }
 
 /** The exit code an action asks for when it fails without throwing (generate --check). */

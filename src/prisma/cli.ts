@@ -2,14 +2,14 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import { UserError } from "../errors.ts";
 import type { Database } from "../manifest/schema.ts";
+import { packagePath } from "../paths.ts";
 
 const require = createRequire(import.meta.url);
 const PRISMA_CLI = require.resolve("prisma/build/index.js");
-const DIFF_CONFIG = fileURLToPath(new URL("./diff.config.mjs", import.meta.url));
+const DIFF_CONFIG = packagePath("src", "prisma", "diff.config.mjs");
 
 /** Runs the Prisma CLI that tablegen depends on; a failure becomes a UserError with Prisma's words. */
 export async function runPrisma(
@@ -18,7 +18,8 @@ export async function runPrisma(
 ): Promise<string> {
   const result = await execa(process.execPath, [PRISMA_CLI, ...args], {
     cwd: options.cwd,
-    env: { PRISMA_HIDE_UPDATE_MESSAGE: "1", ...options.env },
+    // No update check: it is a network request, and tablegen pins its Prisma.
+    env: { PRISMA_HIDE_UPDATE_MESSAGE: "1", CHECKPOINT_DISABLE: "1", ...options.env },
     reject: false,
   });
   if (result.exitCode !== 0) {
@@ -79,7 +80,7 @@ export function diffFromEmpty(schema: string, database: Database): Promise<strin
   );
 }
 
-const DEPLOY_CONFIG = fileURLToPath(new URL("./deploy.config.ts", import.meta.url));
+const DEPLOY_CONFIG = packagePath("src", "prisma", "deploy.config.ts");
 
 /** Applies a server's pending migrations to a database, with tablegen's own Prisma and adapter. */
 export async function deployMigrations(outDir: string, databaseUrl: string): Promise<string> {
