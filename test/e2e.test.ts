@@ -1,3 +1,6 @@
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { generateExample } from "./helpers/generate.ts";
 import { createDatabase } from "./helpers/pg-database.ts";
@@ -13,6 +16,8 @@ const BODY_LIMIT = 4096;
 
 let server: RunningServer;
 let api: Client;
+/** Runs SQL on the server's database from outside the API. */
+let sql: (statement: string) => Promise<void>;
 
 type Envelope<T = Record<string, unknown>> = { success: boolean; message: string; data: T };
 
@@ -33,6 +38,18 @@ for (const database of ["sqlite", "postgresql"] as const) {
       const env = { DATABASE_URL: url, API_SIGNATURE_KEY: KEYS.join(","), BODY_LIMIT: String(BODY_LIMIT) };
       const { dir } = await generateExample("blog", database);
       await migrate(dir, env);
+      sql = async (statement) => {
+        if (database === "sqlite") {
+          const db = new Database(join(dir, "e2e.db"));
+          db.exec(statement);
+          db.close();
+        } else {
+          const db = new pg.Client({ connectionString: url });
+          await db.connect();
+          await db.query(statement);
+          await db.end();
+        }
+      };
       server = await startServer(dir, env);
       api = client(`${server.url}/blog`, KEYS[0]);
     });
@@ -441,6 +458,18 @@ for (const database of ["sqlite", "postgresql"] as const) {
         expect(answer.status).toBe(409);
         expect(answer.body).toEqual(failure("Record is referenced by posts"));
         expect((await api.get(`/posts/v2/show/${post.id}`)).status).toBe(200);
+      });
+
+      it("refuses a delete that a table outside the manifest restricts, without naming it", async () => {
+        const user = await createUser();
+        const id = database === "sqlite" ? "INTEGER PRIMARY KEY" : "SERIAL PRIMARY KEY";
+        await sql(`CREATE TABLE audit (id ${id}, user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE RESTRICT)`);
+        await sql(`INSERT INTO audit (user_id) VALUES (${user.id})`);
+        const answer = await api.del(`/users/v1/delete/${user.id}`);
+        expect(answer.status).toBe(409);
+        expect(answer.body).toEqual(failure("Record is referenced by other records"));
+        await sql("DROP TABLE audit");
+        expect((await api.del(`/users/v1/delete/${user.id}`)).status).toBe(200);
       });
 
       it("cascades and nulls as the manifest says", async () => {
