@@ -19,6 +19,8 @@ import {
   settings,
   startServer,
   tablegenGenerate,
+  transpileCeiling,
+  transpileServer,
   workDir,
   type Server,
 } from "./lib.ts";
@@ -37,6 +39,9 @@ try {
   await tablegenGenerate(join(REPO, "examples", "blog.yaml"), serverDir);
   await migrate(serverDir, "file:./seed.db");
   seed(join(serverDir, "seed.db"));
+  // Plain JavaScript, as `npm start` runs the generated server: dist/ (esbuild) and ceiling.mjs.
+  await transpileServer(serverDir);
+  await transpileCeiling(serverDir);
   for (const variant of VARIANTS) {
     copyDatabase(join(serverDir, "seed.db"), join(serverDir, `${variant}.db`));
     servers[variant] = await startServer({

@@ -1,18 +1,20 @@
-// Helpers shared by bench/run.ts and bench/profile.ts: the work directory, generating and
-// migrating the example, seeding, server processes, /proc readings and load runs.
+// Helpers shared by bench/run.ts, bench/profile.ts and bench/async-style.ts: the work directory,
+// generating, migrating and transpiling the example, seeding, server processes, /proc readings and
+// load runs.
 import { fork, spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { copyFileSync, existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rename, rm } from "node:fs/promises";
 import { request as httpRequest } from "node:http";
 import { createServer } from "node:net";
-import { join } from "node:path";
+import { availableParallelism } from "node:os";
+import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { execa } from "execa";
 import type { LoadResult, LoadSpec } from "./load.ts";
-import { memory } from "./proc.ts";
+import { treeMemory } from "./proc.ts";
 
 export const REPO = fileURLToPath(new URL("..", import.meta.url));
 export const BENCH = join(REPO, "bench");
@@ -38,22 +40,37 @@ export const settings = {
   starts: count("BENCH_STARTS", 5),
   generations: count("BENCH_GENERATIONS", 3),
   keep: process.env.BENCH_KEEP === "1",
+  /** BENCH_CLUSTER=0 leaves out the cluster mode (its start-ups and its load runs). */
+  cluster: process.env.BENCH_CLUSTER !== "0",
 };
 
 // ---- processes that must not outlive the benchmark -----------------------------------------
 
-const children = new Set<ChildProcess>();
-function track(child: ChildProcess): ChildProcess {
-  children.add(child);
-  child.once("exit", () => children.delete(child));
+// Servers run in a process group of their own (detached), so that a cluster's workers and the
+// processes under `npm start` (sh, node) can be ended with them; load processes are plain children.
+const children = new Map<ChildProcess, boolean>();
+function track(child: ChildProcess, group = false): ChildProcess {
+  children.set(child, group);
+  child.once("exit", () => {
+    // A group may outlive its leader: keep it until the group is gone (stop() waits for that).
+    if (!group) children.delete(child);
+  });
   return child;
 }
-process.once("exit", () => {
-  for (const child of children) child.kill("SIGKILL");
-});
+function killAll(): void {
+  for (const [child, group] of children) {
+    try {
+      if (group) process.kill(-child.pid!, "SIGKILL");
+      else child.kill("SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+}
+process.once("exit", killAll);
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {
-    for (const child of children) child.kill("SIGKILL");
+    killAll();
     process.exit(130);
   });
 }
@@ -80,7 +97,7 @@ export async function tablegenGenerate(manifest: string, out: string): Promise<n
   return performance.now() - start;
 }
 
-/** The generated server's own `npm run migrate` (Prisma's migrations, then WAL mode). */
+/** The generated server's own `npm run migrate` (Prisma's migrations, then its transpile and WAL mode). */
 export async function migrate(serverDir: string, databaseUrl: string): Promise<void> {
   await execa("npm", ["run", "--silent", "migrate"], {
     cwd: serverDir,
@@ -89,14 +106,68 @@ export async function migrate(serverDir: string, databaseUrl: string): Promise<v
   });
 }
 
-/** The generated server's `npm run build` (Prisma Client, then tsc into dist/); wall time in ms. */
+/**
+ * The generated server's `npm run build` (Prisma Client, then tsc into dist/); wall time in ms.
+ * tsc's output is then moved to dist-prod/, because `npm start`'s transpile (esbuild) writes the
+ * same dist/: run transpileServer afterwards. `node dist-prod/server.js` is what
+ * `npm run start:prod` runs after a build (the server looks for nothing relative to its own files
+ * but ../.env, the server directory either way).
+ */
 export async function buildServer(serverDir: string): Promise<number> {
+  await rm(join(serverDir, "dist"), { recursive: true, force: true });
+  await rm(join(serverDir, PROD_DIR), { recursive: true, force: true });
   const start = performance.now();
   await execa("npm", ["run", "--silent", "build"], {
     cwd: serverDir,
     env: { DATABASE_URL: "file:./seed.db" },
     timeout: 300_000,
   });
+  const ms = performance.now() - start;
+  await rename(join(serverDir, "dist"), join(serverDir, PROD_DIR));
+  return ms;
+}
+
+/** Where buildServer leaves tsc's output. */
+export const PROD_DIR = "dist-prod";
+
+/**
+ * The generated server's `npm run -s transpile`, the first step of its `npm start` and
+ * `npm run cluster` (esbuild strips the types of every .ts file under src/ into dist/, with source
+ * maps); wall time in ms, npm included.
+ */
+export async function transpileServer(serverDir: string): Promise<number> {
+  const start = performance.now();
+  await execa("npm", ["run", "--silent", "transpile"], { cwd: serverDir, timeout: 120_000 });
+  const ms = performance.now() - start;
+  if (!existsSync(join(serverDir, "dist", "server.js"))) {
+    throw new Error(`npm run transpile left no dist/server.js in ${serverDir}`);
+  }
+  return ms;
+}
+
+/** Where transpileCeiling writes the ceiling: the work directory, next to the server's. */
+export const ceilingFile = (serverDir: string) => join(dirname(serverDir), "ceiling.mjs");
+
+/**
+ * bench/ceiling.ts stripped of its types by esbuild (node_modules/.bin/esbuild, with the options of
+ * the generated server's transpile), so that both servers run as plain JavaScript under
+ * `node --enable-source-maps`; wall time in ms.
+ */
+export async function transpileCeiling(serverDir: string): Promise<number> {
+  const start = performance.now();
+  await execa(
+    join(REPO, "node_modules", ".bin", "esbuild"),
+    [
+      join(BENCH, "ceiling.ts"),
+      `--outfile=${ceilingFile(serverDir)}`,
+      "--platform=node",
+      "--target=node20",
+      "--format=esm",
+      "--sourcemap",
+      "--log-level=warning",
+    ],
+    { cwd: REPO, timeout: 60_000 },
+  );
   return performance.now() - start;
 }
 
@@ -156,29 +227,41 @@ export function copyDatabase(from: string, to: string): void {
 
 // ---- servers -------------------------------------------------------------------------------
 
-export type ServerKind = "generated" | "ceiling";
+/** generated: `node --enable-source-maps dist/server.js`; cluster: the same with dist/cluster.js. */
+export type ServerKind = "generated" | "ceiling" | "cluster";
 
 export interface ServerOptions {
   kind: ServerKind;
-  /** The generated server's directory (cwd of both servers). */
+  /** The generated server's directory (cwd of every server). */
   serverDir: string;
   /** DATABASE_URL, relative to serverDir or absolute. */
   databaseUrl: string;
   /** Extra node flags, e.g. --cpu-prof. */
   nodeArgs?: string[];
-  /** The generated server as `npm run start:prod` runs it (`node dist/server.js`, after `npm run build`). */
+  /**
+   * The generated server compiled by tsc, as `npm run start:prod` runs it after `npm run build`
+   * (`node dist/server.js`, no source maps; here dist-prod/server.js, see buildServer).
+   */
   compiled?: boolean;
-  /** More environment variables for the server (e.g. CEILING_ASYNC=1). */
+  /** More environment variables for the server (e.g. CEILING_ASYNC=1, WORKERS). */
   env?: Record<string, string>;
 }
 
 export interface Server {
   kind: ServerKind;
+  /** The server's process (a cluster's primary). */
   pid: number;
   base: string;
   /** Milliseconds from spawn to the first 200 answer of a list request. */
   startupMs: number;
-  /** VmRSS (MB) right after that first answer. */
+  /** A cluster: milliseconds from spawn until every worker has printed "Listening on". */
+  allListeningMs?: number;
+  /** A cluster's worker processes once every worker listens (0 for a single process). */
+  workers: number;
+  /**
+   * VmRSS (MB) right after that first answer; for a cluster, summed over the primary and its
+   * workers once every worker listens.
+   */
   idleRssMb: number;
   /** process.hrtime of the spawn and of the first answer, µs (the clock of --cpu-prof timestamps). */
   spawnedAtUs: number;
@@ -199,22 +282,53 @@ export async function freePort(): Promise<number> {
 
 export const LIST_PATH = "/blog/users/v1/list";
 
-/**
- * Starts a server as its own process (`node --import tsx <script>`) on a free loopback port and
- * polls a list request until it answers 200: that time is the start-up time.
- */
-export async function startServer(options: ServerOptions): Promise<Server> {
+/** The node command line of a server (after the node binary). */
+export function serverArgs(options: Pick<ServerOptions, "kind" | "serverDir" | "nodeArgs" | "compiled">): string[] {
+  const nodeArgs = options.nodeArgs ?? [];
+  if (options.kind === "ceiling") return [...nodeArgs, "--enable-source-maps", ceilingFile(options.serverDir)];
+  if (options.kind === "cluster") return [...nodeArgs, "--enable-source-maps", "dist/cluster.js"];
+  if (options.compiled) return [...nodeArgs, `${PROD_DIR}/server.js`];
+  return [...nodeArgs, "--enable-source-maps", "dist/server.js"];
+}
+
+interface Launched {
+  child: ChildProcess;
+  base: string;
+  /** performance.now() and process.hrtime (µs) right before the spawn. */
+  start: number;
+  spawnedAtUs: number;
+  output: () => string;
+  /** Rejects when the process exits. */
+  exited: Promise<never>;
+  /** Resolves with the time of the first 200 answer of a list request (performance.now()). */
+  firstAnswer: () => Promise<number>;
+  /** SIGTERM to the process (or its whole group), SIGKILL after 10 s; resolves when it has exited. */
+  stop: (group: boolean) => Promise<void>;
+}
+
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Spawns a server command in a process group of its own, on a free loopback port. */
+async function launch(
+  label: string,
+  command: string,
+  args: string[],
+  options: Pick<ServerOptions, "serverDir" | "databaseUrl" | "env">,
+): Promise<Launched> {
   const port = await freePort();
-  const script = options.kind === "generated" ? "src/server.ts" : join(BENCH, "ceiling.ts");
-  const args = options.compiled
-    ? [...(options.nodeArgs ?? []), "dist/server.js"]
-    : [...(options.nodeArgs ?? []), "--import", "tsx", script];
   const base = `http://127.0.0.1:${port}`;
   let output = "";
   const start = performance.now();
   const spawnedAtUs = Number(process.hrtime.bigint() / 1000n);
   const child = track(
-    spawn(process.execPath, args, {
+    spawn(command, args, {
       cwd: options.serverDir,
       env: {
         PATH: process.env.PATH,
@@ -228,56 +342,134 @@ export async function startServer(options: ServerOptions): Promise<Server> {
         ...options.env,
       },
       stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
     }),
+    true,
   );
   child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const exited = once(child, "exit").then(([code]) => {
-    throw new Error(`the ${options.kind} server exited with ${code} before answering:\n${output}`);
+  const exited = once(child, "exit").then(([code, signal]) => {
+    throw new Error(`the ${label} exited (${signal ?? code}) before answering:\n${output}`);
   });
   exited.catch(() => {});
-
-  const deadline = start + 30_000;
-  let startupMs: number | undefined;
-  let readyAtUs = 0;
-  while (performance.now() < deadline) {
-    const answer = await Promise.race([get(base + LIST_PATH).catch(() => undefined), exited]);
-    if (answer?.status === 200) {
-      startupMs = performance.now() - start;
-      readyAtUs = Number(process.hrtime.bigint() / 1000n);
-      break;
+  const kill = (signal: NodeJS.Signals, group: boolean) => {
+    try {
+      if (group) process.kill(-child.pid!, signal);
+      else child.kill(signal);
+    } catch {
+      // already gone
     }
-    await sleep(5);
-  }
-  if (startupMs === undefined) {
-    child.kill("SIGKILL");
-    throw new Error(`the ${options.kind} server did not answer within 30 s:\n${output}`);
-  }
-  const idleRssMb = memory(child.pid!).rssMb;
+  };
 
   return {
-    kind: options.kind,
-    pid: child.pid!,
+    child,
     base,
-    startupMs,
-    idleRssMb,
+    start,
     spawnedAtUs,
-    readyAtUs,
     output: () => output,
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exit = once(child, "exit");
-      child.kill("SIGTERM");
-      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-      await exit;
+    exited,
+    firstAnswer: async () => {
+      const deadline = start + 30_000;
+      while (performance.now() < deadline) {
+        const answer = await Promise.race([get(base + LIST_PATH).catch(() => undefined), exited]);
+        if (answer?.status === 200) return performance.now();
+        await sleep(5);
+      }
+      kill("SIGKILL", true);
+      throw new Error(`the ${label} did not answer within 30 s:\n${output}`);
+    },
+    stop: async (group) => {
+      const timer = setTimeout(() => kill("SIGKILL", true), 10_000);
+      if (child.exitCode === null && child.signalCode === null) {
+        const exit = once(child, "exit");
+        kill("SIGTERM", group);
+        await exit;
+      }
+      // Until nothing of the group is left (a worker, or the node under npm and sh, may take a
+      // moment longer than the process that was spawned).
+      while (groupAlive(child.pid!)) await sleep(5);
       clearTimeout(timer);
+      children.delete(child);
     },
   };
 }
 
+/**
+ * Starts a server as its own process (serverArgs: plain JavaScript under node, no npm in between)
+ * on a free loopback port and polls a list request until it answers 200: that time is the start-up
+ * time. A cluster is then given until every worker has printed "Listening on" (one worker per
+ * core unless WORKERS is in options.env) before its memory is read.
+ */
+export async function startServer(options: ServerOptions): Promise<Server> {
+  const script =
+    options.kind === "ceiling"
+      ? ceilingFile(options.serverDir)
+      : join(
+          options.serverDir,
+          options.compiled ? PROD_DIR : "dist",
+          options.kind === "cluster" ? "cluster.js" : "server.js",
+        );
+  if (!existsSync(script)) {
+    throw new Error(
+      `${script} does not exist: run ${options.kind === "ceiling" ? "transpileCeiling" : options.compiled ? "buildServer" : "transpileServer"} first`,
+    );
+  }
+  const label = `${options.kind}${options.compiled ? " (compiled)" : ""} server`;
+  const launched = await launch(label, process.execPath, serverArgs(options), options);
+  const { child, start } = launched;
+  const answeredAt = await launched.firstAnswer();
+  const startupMs = answeredAt - launched.start;
+  const readyAtUs = Number(process.hrtime.bigint() / 1000n);
+
+  let allListeningMs: number | undefined;
+  if (options.kind === "cluster") {
+    const expected = Number(options.env?.WORKERS) || availableParallelism();
+    const listening = () => launched.output().split("Listening on").length - 1;
+    while (listening() < expected) {
+      if (performance.now() - start > 30_000) {
+        await launched.stop(true);
+        throw new Error(`only ${listening()} of ${expected} cluster workers listen after 30 s:\n${launched.output()}`);
+      }
+      await Promise.race([sleep(2), launched.exited]);
+    }
+    allListeningMs = performance.now() - start;
+  }
+  const idle = treeMemory(child.pid!);
+
+  return {
+    kind: options.kind,
+    pid: child.pid!,
+    base: launched.base,
+    startupMs,
+    ...(allListeningMs !== undefined && { allListeningMs }),
+    workers: idle.processes - 1,
+    idleRssMb: idle.rssMb,
+    spawnedAtUs: launched.spawnedAtUs,
+    readyAtUs,
+    output: launched.output,
+    // SIGTERM to the server process only: a cluster's primary passes it on to its workers, as in
+    // production. (A stop that hangs ends with SIGKILL to the whole group.)
+    stop: () => launched.stop(false),
+  };
+}
+
+/**
+ * `npm start` as a user runs it (npm, then its `npm run -s transpile`, then node on dist/server.js),
+ * from spawn to the first 200 answer of a list request, ms; then stops the whole process group.
+ */
+export async function timeNpmStart(serverDir: string, databaseUrl: string): Promise<number> {
+  const launched = await launch("npm start", "npm", ["start"], { serverDir, databaseUrl });
+  try {
+    return (await launched.firstAnswer()) - launched.start;
+  } finally {
+    // A SIGTERM to npm does not reach the node under its sh: signal the whole group.
+    await launched.stop(true);
+  }
+}
+
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export { cpuMs, machineCpuMs, memory } from "./proc.ts";
+export { cpuMs, machineCpuMs, memory, processTree, treeMemory } from "./proc.ts";
 
 // ---- HTTP ----------------------------------------------------------------------------------
 

@@ -6,7 +6,7 @@
 // everything below a millisecond; each response's time (float ms) is kept here instead and the
 // percentiles are computed from all of them.
 import autocannon from "autocannon";
-import { cpuMs, machineCpuMs } from "./proc.ts";
+import { cpuMsOf, machineCpuMs, processTree } from "./proc.ts";
 
 export interface LoadSpec {
   /** Base URL of the server, e.g. http://127.0.0.1:40123 */
@@ -21,7 +21,7 @@ export interface LoadSpec {
   /** Seconds of load. */
   duration: number;
   connections: number;
-  /** The server's process, whose CPU time is read right before and after the run. */
+  /** The server's process: its CPU time and its descendants' (cluster workers) are read right before and after the run. */
   serverPid: number;
 }
 
@@ -38,8 +38,10 @@ export interface LoadResult {
   timeouts: number;
   /** Seconds, as autocannon measured the run. */
   duration: number;
-  /** CPU time during the run (user + system), ms: the server's, this load process's, the whole machine's. */
+  /** CPU time during the run (user + system), ms: the server's (all its processes), this load process's, the whole machine's. */
   serverCpuMs: number;
+  /** How many processes the server had during the run (1, or a cluster's primary + workers). */
+  serverProcesses: number;
   loadCpuMs: number;
   machineBusyMs: number;
   /** CPU time the hypervisor gave to others while the machine wanted it, during the run, ms. */
@@ -59,7 +61,8 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   let non2xx = 0;
   let firstBadStatus: number | undefined;
   const nextBody = spec.body ? bodyFactory(spec.body, spec.tag) : undefined;
-  const serverBefore = cpuMs(spec.serverPid);
+  const serverPids = processTree(spec.serverPid);
+  const serverBefore = cpuMsOf(serverPids);
   const machineBefore = machineCpuMs();
   const cpuBefore = process.cpuUsage();
 
@@ -88,7 +91,8 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   const result = await instance;
   const cpu = process.cpuUsage(cpuBefore);
   const machineAfter = machineCpuMs();
-  const serverCpuMs = cpuMs(spec.serverPid) - serverBefore;
+  // Throws if a process of the server (a cluster worker) exited during the run: its CPU time is lost.
+  const serverCpuMs = cpuMsOf(serverPids) - serverBefore;
 
   const sorted = Float64Array.from(latencies).sort();
   const at = (q: number) =>
@@ -105,6 +109,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     timeouts: result.timeouts,
     duration: result.duration,
     serverCpuMs,
+    serverProcesses: serverPids.length,
     loadCpuMs: (cpu.user + cpu.system) / 1000,
     machineBusyMs: machineAfter.busyMs - machineBefore.busyMs,
     stealMs: machineAfter.stealMs - machineBefore.stealMs,

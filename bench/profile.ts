@@ -1,14 +1,19 @@
 // `npm run bench -- --profile` (or `npx tsx bench/profile.ts`): where the generated server spends
 // its CPU compared with the ceiling. For each endpoint and each server, a fresh server process runs
-// under `node --cpu-prof --import tsx …`, gets a warm-up and then PROFILE_DURATION seconds of load;
-// only the samples taken during that window count (profile timestamps and process.hrtime share
-// the monotonic clock). Self time is summed by function and by package, and divided by the
-// requests answered in the window: microseconds of CPU per request, comparable between servers.
-// Start-up is profiled the same way, from spawn to the first answer, for `npm start`, the compiled
-// server (`npm run start:prod`) and the ceiling; and `tablegen generate` of the synthetic 200-table
-// manifest (bench/synthetic.ts), whose `prisma migrate diff` child is not profiled (it shows as the
-// main thread waiting). PROFILE_ONLY=generation,startup,show,list,query,create picks sections.
-// The .cpuprofile files are kept in .tmp/bench-profiles/ for Chrome DevTools.
+// under the profiler, started as `npm start` starts it after its transpile
+// (`node --cpu-prof --enable-source-maps dist/server.js`; the ceiling, transpiled by esbuild the same
+// way, `node --cpu-prof --enable-source-maps ceiling.mjs`), gets a warm-up and then
+// PROFILE_DURATION seconds of load; only the samples taken during that window count (profile
+// timestamps and process.hrtime share the monotonic clock). Self time is summed by function and by
+// package, and divided by the requests answered in the window: microseconds of CPU per request,
+// comparable between servers. Start-up is profiled the same way, from spawn to the first answer,
+// for `npm start`'s node process, the tsc-compiled server (`npm run start:prod`) and the ceiling;
+// and `tablegen generate` of the synthetic 200-table manifest (bench/synthetic.ts), whose
+// `prisma migrate diff` child is not profiled (it shows as the main thread waiting).
+// PROFILE_ONLY=generation,startup,show,list,query,create picks sections; PROFILE_DURATION (8 s),
+// PROFILE_TOP (15), PROFILE_STARTS (3). The .cpuprofile files are kept in .tmp/bench-profiles/ for
+// Chrome DevTools. Positions in them are those of the JavaScript that ran (dist/*.js, ceiling.mjs):
+// --cpu-prof does not apply source maps.
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { performance } from "node:perf_hooks";
 import { execa } from "execa";
@@ -25,6 +30,8 @@ import {
   TABLEGEN,
   buildServer,
   seed,
+  transpileCeiling,
+  transpileServer,
   settings,
   startServer,
   tablegenGenerate,
@@ -75,7 +82,9 @@ function packageOf(frame: CallFrame): string {
     return rest[0]!.startsWith("@") ? `${rest[0]}/${rest[1]}` : rest[0]!;
   }
   if (url.includes("/server/src/") || url.includes("/server/dist/")) return "generated server (src/ or dist/)";
-  if (url.endsWith("/bench/ceiling.ts")) return "ceiling (bench/ceiling.ts)";
+  if (url.startsWith(`file://${REPO}dist/`)) return "tablegen (compiled dist/)";
+  if (url.startsWith(`file://${REPO}src/`)) return "tablegen (src/, through tsx)";
+  if (url.endsWith("/ceiling.mjs")) return "ceiling (bench/ceiling.ts, transpiled)";
   return url;
 }
 
@@ -105,7 +114,8 @@ function summarise(profile: CpuProfile, from: number, to: number, requests: numb
     if (pkg === "(idle)") continue;
     busy += weight;
     packages.set(pkg, (packages.get(pkg) ?? 0) + weight);
-    // Line numbers of .ts files are those of tsx's transpiled code: left out.
+    // Line numbers of .ts files (the tablegen CLI when it runs its sources through tsx) are those
+    // of tsx's transpiled code: left out. Those of .js/.mjs files are of the JavaScript that ran (dist/, ceiling.mjs).
     const line = frame.url.endsWith(".ts") ? "" : `:${frame.lineNumber + 1}`;
     const where = frame.url ? ` ${shortUrl(frame.url)}${line}` : "";
     const key = `${frame.functionName || "(anonymous)"}${where}`;
@@ -119,8 +129,10 @@ const perRequest = (summary: Summary | undefined, key: string, map: "functions" 
 const us = (value: number) => value.toFixed(value < 10 ? 1 : 0);
 
 /**
- * The profiles a run wrote into its own directory: --cpu-prof writes one per thread (with
- * --import tsx, the module hooks run on a loader thread), named CPU.<date>.<time>.<pid>.<thread>.<n>.
+ * The profiles a run wrote into its own directory: --cpu-prof writes one per thread, named
+ * CPU.<date>.<time>.<pid>.<thread>.<n>. The servers run plain JavaScript and have only the main
+ * thread. The tablegen CLI runs its compiled dist/ when that is current (bin/tablegen.js), its
+ * sources through tsx otherwise, whose module hooks run on a loader thread of their own.
  */
 async function readProfiles(dir: string): Promise<{ main: CpuProfile; others: CpuProfile[] }> {
   const files = (await readdir(dir)).filter((file) => file.endsWith(".cpuprofile"));
@@ -171,18 +183,14 @@ async function profileOne(
   }
 }
 
+/** generated: `npm start`'s node process; compiled: tsc's output (`npm run start:prod`). */
 const START_MODES = ["generated", "compiled", "ceiling"] as const;
 type StartMode = (typeof START_MODES)[number];
 const STARTS = Number(process.env.PROFILE_STARTS || 3);
 
 /** Start-up under the profiler, from spawn to the first answer; `requests` counts the starts. */
-async function profileStartup(
-  mode: StartMode,
-  serverDir: string,
-  profileDir: string,
-): Promise<{ main: Summary; loaderMs: number }> {
+async function profileStartup(mode: StartMode, serverDir: string, profileDir: string): Promise<Summary> {
   const mains: Summary[] = [];
-  let loaderUs = 0;
   for (let i = 1; i <= STARTS; i++) {
     const dir = join(profileDir, `startup-${mode}-${i}`);
     const server = await startServer({
@@ -193,36 +201,36 @@ async function profileStartup(
       nodeArgs: ["--cpu-prof", "--cpu-prof-dir", dir],
     });
     await server.stop();
-    const { main, others } = await readProfiles(dir);
+    const { main } = await readProfiles(dir);
     mains.push(summarise(main, server.spawnedAtUs, server.readyAtUs, 1));
-    for (const other of others) loaderUs += summarise(other, server.spawnedAtUs, server.readyAtUs, 1).busy;
     console.error(`[profile] start-up ${mode} ${i}: ${Math.round(server.startupMs)} ms under the profiler`);
   }
-  return { main: merge(mains), loaderMs: loaderUs / 1000 / STARTS };
+  return merge(mains);
 }
 
-function renderStartup(results: Partial<Record<StartMode, { main: Summary; loaderMs: number }>>): string {
+function renderStartup(results: Partial<Record<StartMode, Summary>>): string {
   const modes = START_MODES.filter((mode) => results[mode]);
   const ms = (summary: Summary, value: number) => (value / 1000 / summary.requests).toFixed(0);
   const lines = [
     `### start-up: spawn → first list answer (main thread, mean of ${STARTS} starts)`,
     ``,
-    `Busy main-thread time per start: ${modes.map((mode) => `${mode} ${ms(results[mode]!.main, results[mode]!.main.busy)} ms`).join(", ")}; ` +
-      `busy time of other threads (the tsx loader's module hooks): ${modes.map((mode) => `${mode} ${results[mode]!.loaderMs.toFixed(0)} ms`).join(", ")}.`,
+    `Busy main-thread time per start: ${modes.map((mode) => `${mode} ${ms(results[mode]!, results[mode]!.busy)} ms`).join(", ")} ` +
+      `(generated: \`node --enable-source-maps dist/server.js\`, as \`npm start\` runs it after its transpile; compiled: ` +
+      `tsc's output, \`node dist/server.js\`; ceiling: esbuild's output, \`node --enable-source-maps\`).`,
     ``,
     `| package / category | ${modes.map((mode) => `${mode} ms`).join(" | ")} |`,
     `|---|${modes.map(() => "--:").join("|")}|`,
   ];
-  const keys = [...new Set(modes.flatMap((mode) => [...results[mode]!.main.packages.keys()]))]
-    .map((key) => ({ key, values: modes.map((mode) => (results[mode]!.main.packages.get(key) ?? 0) / 1000 / STARTS) }))
+  const keys = [...new Set(modes.flatMap((mode) => [...results[mode]!.packages.keys()]))]
+    .map((key) => ({ key, values: modes.map((mode) => (results[mode]!.packages.get(key) ?? 0) / 1000 / STARTS) }))
     .sort((a, b) => b.values[0]! - a.values[0]!);
   for (const { key, values } of keys.filter((entry) => Math.max(...entry.values) >= 3)) {
     lines.push(`| ${key} | ${values.map((value) => value.toFixed(0)).join(" | ")} |`);
   }
-  const generated = results.generated!.main;
+  const generated = results.generated!;
   lines.push(
     ``,
-    `Top ${TOP} functions of the generated server's start-up (\`npm start\`) by self time:`,
+    `Top ${TOP} functions of the generated server's start-up (\`npm start\`'s node process) by self time:`,
     ``,
     `| function | ms |`,
     `|---|--:|`,
@@ -267,7 +275,10 @@ async function profileGeneration(profileDir: string): Promise<string> {
       `### generation: \`node bin/tablegen.js generate\` of the synthetic 200-table manifest, fresh directory`,
       ``,
       `Wall ${wall.toFixed(0)} ms under the profiler; the main thread was profiled for ${spanned.toFixed(0)} ms, busy ${(summary.busy / 1000).toFixed(0)} ms ` +
-        `(the rest is waiting, mostly for the \`prisma migrate diff\` process); the tsx loader thread was busy ${(loader / 1000).toFixed(0)} ms.`,
+        `(the rest is waiting, mostly for the \`prisma migrate diff\` process)` +
+        (others.length > 0
+          ? `; the CLI ran its sources through tsx, whose loader thread was busy ${(loader / 1000).toFixed(0)} ms.`
+          : `; the CLI ran its compiled dist/ (no tsx loader thread).`),
       ``,
       `| package / category | ms |`,
       `|---|--:|`,
@@ -333,16 +344,22 @@ try {
   const sections: string[] = [
     `## CPU profiles (node --cpu-prof; under load: ${DURATION} s after a ${settings.warmup} s warm-up, ${settings.connections} connections)`,
   ];
-  if (!only || only.includes("generation")) sections.push(await profileGeneration(profileDir));
+  // tsc's output for the compiled start-up first (it writes dist/, then moves to dist-prod/), then
+  // `npm start`'s transpile into dist/, and the ceiling through esbuild.
+  let built = false;
   if (!only || only.includes("startup")) {
-    let built = true;
     try {
       await buildServer(serverDir);
+      built = true;
     } catch (error) {
-      built = false;
       console.error(`[profile] npm run build failed, no compiled start-up: ${(error as Error).message.split("\n")[0]}`);
     }
-    const startups: Partial<Record<StartMode, { main: Summary; loaderMs: number }>> = {};
+  }
+  await transpileServer(serverDir);
+  await transpileCeiling(serverDir);
+  if (!only || only.includes("generation")) sections.push(await profileGeneration(profileDir));
+  if (!only || only.includes("startup")) {
+    const startups: Partial<Record<StartMode, Summary>> = {};
     for (const mode of START_MODES) {
       if (mode !== "compiled" || built) startups[mode] = await profileStartup(mode, serverDir, profileDir);
     }

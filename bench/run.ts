@@ -1,26 +1,37 @@
 // `npm run bench`: the generated server of examples/blog.yaml against a hand-written ceiling
-// (bench/ceiling.ts) on the same data, plus generation and start-up times. See bench/RESULTS.md.
+// (bench/ceiling.ts) on the same data, plus its cluster mode, generation and start-up times. See
+// bench/RESULTS.md.
 //
 //   1. generates examples/blog.yaml with the CLI into .tmp/bench-*/server, migrates it with the
 //      server's own `npm run migrate` and seeds it (100 users, 10 categories, 100 posts); builds it
-//      (`npm run build`) for the compiled start-up;
+//      (`npm run build`, tsc, kept in dist-prod/) for the compiled start-up; then runs the first
+//      step of its `npm start`, `npm run -s transpile` (esbuild: src/ → dist/), once, timed; and
+//      transpiles bench/ceiling.ts the same way, so that both servers are plain JavaScript;
 //   2. times `tablegen generate` on a synthetic 200-table manifest (bench/synthetic.ts);
 //   3. starts each server BENCH_STARTS times: spawn → first 200 answer of a list request, and the
-//      RSS right then; also the generated server compiled (`node dist/server.js`, as
-//      `npm run start:prod` runs it), for start-up and memory only;
-//   4. BENCH_ROUNDS rounds; each starts a fresh pair of server processes, each on its own fresh copy
-//      of the seeded database (creates do not interfere, list always answers the 100 seeded users,
-//      and the rounds sample the variation between processes), and per endpoint (show, list, custom
-//      query, create) warms each up for BENCH_WARMUP seconds, then loads generated, then ceiling, for
-//      BENCH_DURATION seconds, each load run by autocannon in a process of its own (bench/load.ts).
-//      In the first round both servers must answer the benchmarked requests identically (parity).
-//      Reported: the median round, with the server's CPU time per request and RSS from /proc.
+//      RSS right then. The generated server starts as its `npm start` starts it after the transpile,
+//      `node --enable-source-maps dist/server.js` (no npm in between); also compiled by tsc
+//      (`node dist/server.js` as `npm run start:prod` runs it); in cluster mode
+//      (`node --enable-source-maps dist/cluster.js`, one worker per core, RSS summed over the
+//      primary and its workers once every worker listens); and, for information, `npm start` as a
+//      whole (npm + transpile + node → first answer);
+//   4. BENCH_ROUNDS rounds; each starts fresh server processes (generated, ceiling, cluster), each
+//      on its own fresh copy of the seeded database (creates do not interfere, list always answers
+//      the 100 seeded users, and the rounds sample the variation between processes), and per
+//      endpoint (show, list, custom query, create) warms each up for BENCH_WARMUP seconds, then
+//      loads generated, then ceiling, then cluster, for BENCH_DURATION seconds each, each load run
+//      by autocannon in a process of its own (bench/load.ts). In the first round the servers must
+//      answer the benchmarked requests identically (parity).
+//      Reported: the median round, with the server's CPU time per request and RSS from /proc (for
+//      the cluster, summed over its processes).
 //
 // Environment: BENCH_DURATION (5 s), BENCH_ROUNDS (3), BENCH_WARMUP (1.5 s), BENCH_CONNECTIONS (10),
-// BENCH_STARTS (5), BENCH_GENERATIONS (3), BENCH_ENDPOINTS (show,list,query,create), BENCH_KEEP=1
-// (keep .tmp/bench-*). `npm run bench -- --profile` runs bench/profile.ts instead. Everything
-// listens on 127.0.0.1 only. Raw results: .tmp/bench-results.json.
+// BENCH_STARTS (5), BENCH_GENERATIONS (3), BENCH_ENDPOINTS (show,list,query,create), BENCH_CLUSTER=0
+// (leave the cluster out), BENCH_KEEP=1 (keep .tmp/bench-*). `npm run bench -- --profile` runs
+// bench/profile.ts instead. Everything listens on 127.0.0.1 only. Raw results:
+// .tmp/bench-results.json.
 import { availableParallelism, cpus, release, totalmem } from "node:os";
+import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { isDeepStrictEqual } from "node:util";
 import { join } from "node:path";
@@ -32,7 +43,6 @@ import {
   load,
   median,
   medianBy,
-  memory,
   migrate,
   REPO,
   removeWorkDir,
@@ -42,6 +52,10 @@ import {
   startServer,
   tablegenGenerate,
   buildServer,
+  timeNpmStart,
+  transpileCeiling,
+  transpileServer,
+  treeMemory,
   workDir,
   type Endpoint,
   type Server,
@@ -50,9 +64,19 @@ import {
 import type { LoadResult } from "./load.ts";
 import { generationBenchmark, type GenerationTimes } from "./synthetic.ts";
 
+/** The pair compared: the generated server (one process) and the ceiling. */
 const KINDS: ServerKind[] = ["generated", "ceiling"];
-const START_MODES = ["generated", "compiled", "ceiling"] as const;
-type Starts = Record<(typeof START_MODES)[number], { ms: number; rssMb: number }[]>;
+const START_MODES = ["generated", "compiled", "cluster", "ceiling"] as const;
+type StartMode = (typeof START_MODES)[number];
+interface StartRun {
+  ms: number;
+  rssMb: number;
+  /** Cluster: spawn → every worker listening, ms; and how many workers. */
+  allListeningMs?: number;
+  workers?: number;
+}
+type Starts = Record<StartMode, StartRun[]>;
+type Memory = { rssMb: number; peakMb: number; processes: number };
 
 /** Targets of the issue (a benchmark, not tests). */
 const TARGETS = {
@@ -74,6 +98,7 @@ interface Round extends LoadResult {
   foreignCores: number;
   /** CPU stolen by the hypervisor during the round, in cores. */
   stealCores: number;
+  /** VmRSS after the round, MB (a cluster: summed over its processes). */
   rssMb: number;
 }
 
@@ -95,7 +120,20 @@ interface EndpointResult {
   pairedRatio: number;
   /** Medians over the undisturbed rounds only, when each server has one. */
   quietRatio?: number;
-  quietRounds: Record<ServerKind, number>;
+  quietRounds: Record<"generated" | "ceiling", number>;
+  cluster?: ClusterResult;
+}
+
+interface ClusterResult {
+  /** The median round by req/s. */
+  median: Round;
+  /** cluster req/s ÷ generated (one process) req/s, and ÷ ceiling req/s, of the median rounds. */
+  vsGenerated: number;
+  vsCeiling: number;
+  /** Median over rounds of cluster round i ÷ generated round i. */
+  pairedVsGenerated: number;
+  /** Server CPU µs/request, median over the rounds: cluster (all processes) and one process. */
+  cpuUsPerRequest: number;
 }
 
 function log(message: string) {
@@ -130,8 +168,21 @@ async function main() {
     const { scripts } = JSON.parse(await readFile(join(serverDir, "package.json"), "utf8")) as {
       scripts: Record<string, string>;
     };
-    const clusterScript = scripts.cluster;
-    log("building the generated server (npm run build) for the compiled start-up");
+    // What this harness starts must be what `npm start` and `npm run cluster` start.
+    const expected = {
+      start: "node --enable-source-maps dist/server.js",
+      cluster: "node --enable-source-maps dist/cluster.js",
+    };
+    for (const [script, command] of Object.entries(expected)) {
+      if (scripts[script] !== undefined && !scripts[script].includes(command)) {
+        log(`WARNING: the generated \`npm run ${script}\` is "${scripts[script]}"; this harness starts "${command}"`);
+      }
+    }
+    const withCluster = settings.cluster && scripts.cluster !== undefined;
+    if (settings.cluster && !withCluster)
+      log("WARNING: the generated server has no `npm run cluster`: cluster left out");
+
+    log("building the generated server (npm run build, tsc) for the compiled start-up");
     let build: { ms?: number; error?: string };
     try {
       build = { ms: await buildServer(serverDir) };
@@ -139,18 +190,29 @@ async function main() {
       build = { error: (error as Error).message.split("\n").slice(0, 5).join(" ") };
       log(`WARNING: npm run build failed, the compiled start-up is not measured: ${build.error}`);
     }
-    for (const kind of KINDS) copyDatabase(join(serverDir, "seed.db"), join(serverDir, `${kind}.db`));
+    log("transpiling the generated server (npm run -s transpile) and the ceiling (esbuild)");
+    const transpileMs = await transpileServer(serverDir);
+    const ceilingTranspileMs = await transpileCeiling(serverDir);
+    if (withCluster && !existsSync(join(serverDir, "dist", "cluster.js"))) {
+      throw new Error("npm run transpile left no dist/cluster.js although the server has `npm run cluster`");
+    }
+    log(`npm run -s transpile: ${fmt(transpileMs, 0)} ms; the ceiling: ${fmt(ceilingTranspileMs, 0)} ms`);
+    for (const kind of ["generated", "ceiling", "cluster"] as const) {
+      copyDatabase(join(serverDir, "seed.db"), join(serverDir, `${kind}.db`));
+    }
 
     // 2. Generation of 200 tables.
     log("timing tablegen generate on a synthetic 200-table manifest");
     const generation = await generationBenchmark();
 
-    // 3. Start-up and idle RSS.
+    // 3. Start-up and idle RSS; `npm start` as a whole.
     log(`starting each server ${settings.starts} times`);
-    const starts: Starts = { generated: [], compiled: [], ceiling: [] };
+    const starts: Starts = { generated: [], compiled: [], cluster: [], ceiling: [] };
+    const npmStarts: number[] = [];
     for (let i = 0; i < settings.starts; i++) {
       for (const mode of START_MODES) {
         if (mode === "compiled" && build.ms === undefined) continue;
+        if (mode === "cluster" && !withCluster) continue;
         const kind = mode === "compiled" ? "generated" : mode;
         const server = await startServer({
           kind,
@@ -158,70 +220,89 @@ async function main() {
           databaseUrl: databaseUrl(kind),
           compiled: mode === "compiled",
         });
-        starts[mode].push({ ms: server.startupMs, rssMb: server.idleRssMb });
+        starts[mode].push({
+          ms: server.startupMs,
+          rssMb: server.idleRssMb,
+          ...(server.allListeningMs !== undefined && {
+            allListeningMs: server.allListeningMs,
+            workers: server.workers,
+          }),
+        });
         await server.stop();
       }
+      npmStarts.push(await timeNpmStart(serverDir, databaseUrl("generated")));
     }
+    log(
+      `start-up, ms: ${START_MODES.filter((mode) => starts[mode].length > 0)
+        .map((mode) => `${mode} ${starts[mode].map((run) => fmt(run.ms, 0)).join("/")}`)
+        .join(", ")}; npm start as a whole ${npmStarts.map((ms) => fmt(ms, 0)).join("/")}`,
+    );
 
-    // 4. Load. Each round starts a fresh pair of server processes on fresh copies of the seeded
-    // database (so a round samples the variation between processes too, and list always answers
-    // the 100 seeded users); per endpoint, a warm-up of each, then generated, ceiling.
+    // 4. Load. Each round starts fresh server processes on fresh copies of the seeded database (so
+    // a round samples the variation between processes too, and list always answers the 100 seeded
+    // users); per endpoint, a warm-up of each, then generated, ceiling, cluster.
+    const loaded: ServerKind[] = withCluster ? [...KINDS, "cluster"] : KINDS;
     const only = process.env.BENCH_ENDPOINTS?.split(",");
     const endpoints = ENDPOINTS.filter((entry) => !only || only.includes(entry.name));
     const rounds = new Map(
-      endpoints.map((endpoint) => [endpoint.name, { generated: [], ceiling: [] } as Record<ServerKind, Round[]>]),
+      endpoints.map((endpoint) => [
+        endpoint.name,
+        { generated: [], ceiling: [], cluster: [] } as Record<ServerKind, Round[]>,
+      ]),
     );
     let parity: Parity[] = [];
-    let afterLoad = {} as Record<ServerKind, { rssMb: number; peakMb: number }>;
+    let afterLoad: Partial<Record<ServerKind, Memory>> = {};
     for (let round = 1; round <= settings.rounds; round++) {
       const servers = {} as Record<ServerKind, Server>;
-      for (const kind of KINDS) {
+      for (const kind of loaded) {
         const database = `${kind}-${round}.db`;
         copyDatabase(join(serverDir, "seed.db"), join(serverDir, database));
         servers[kind] = await startServer({ kind, serverDir, databaseUrl: `file:./${database}` });
         running.push(servers[kind]);
       }
-      // The same answers from both, once.
-      if (round === 1)
+      // The same answers from all, once: the generated server (and its cluster) as the ceiling.
+      const compared = loaded.filter((kind) => kind !== "ceiling").map((kind) => servers[kind]);
+      if (round === 1) {
         parity = await compareAnswers(
-          servers,
+          servers.ceiling,
+          compared,
           endpoints.filter((endpoint) => endpoint.method === "GET"),
         );
+      }
       for (const endpoint of endpoints) {
-        if (round === 1 && endpoint.method === "POST") parity.push(...(await compareCreates(servers, endpoint)));
-        for (const kind of KINDS) await load(servers[kind], endpoint, settings.warmup, `${kind}-${round}-warmup`);
-        for (const kind of KINDS)
+        if (round === 1 && endpoint.method === "POST") {
+          parity.push(...(await compareCreates(servers.ceiling, compared, endpoint)));
+        }
+        for (const kind of loaded) await load(servers[kind], endpoint, settings.warmup, `${kind}-${round}-warmup`);
+        for (const kind of loaded)
           rounds.get(endpoint.name)![kind].push(await measureRound(servers[kind], endpoint, round));
       }
-      afterLoad = Object.fromEntries(KINDS.map((kind) => [kind, memory(servers[kind].pid)])) as typeof afterLoad;
+      afterLoad = Object.fromEntries(loaded.map((kind) => [kind, treeMemory(servers[kind].pid)]));
       for (const server of running) await server.stop();
       running.length = 0;
     }
     const results = endpoints.map((endpoint) => summariseRounds(endpoint.name, rounds.get(endpoint.name)!));
 
     const totalSeconds = (performance.now() - begun) / 1000;
-    const report = render({
+    const data = {
       machine,
+      settings,
+      scripts: { start: scripts.start, cluster: scripts.cluster, transpile: scripts.transpile },
       blogGenerateMs,
       build,
-      clusterScript,
+      transpileMs,
+      ceilingTranspileMs,
       generation,
       starts,
+      npmStarts,
       parity,
       results,
       afterLoad,
       totalSeconds,
-    });
-    console.log(report);
+    };
+    console.log(render(data));
     const json = join(REPO, ".tmp", "bench-results.json");
-    await writeFile(
-      json,
-      JSON.stringify(
-        { machine, settings, blogGenerateMs, build, generation, starts, parity, results, afterLoad, totalSeconds },
-        null,
-        2,
-      ),
-    );
+    await writeFile(json, JSON.stringify(data, null, 2));
     log(`raw results: ${json}`);
   } finally {
     for (const server of running) await server.stop().catch(() => {});
@@ -241,7 +322,7 @@ async function measureRound(server: Server, endpoint: Endpoint, round: number): 
     loadCores: cores(result.loadCpuMs),
     foreignCores: Math.max(0, cores(result.machineBusyMs - result.serverCpuMs - result.loadCpuMs)),
     stealCores: cores(result.stealMs),
-    rssMb: memory(server.pid).rssMb,
+    rssMb: treeMemory(server.pid).rssMb,
   };
   log(
     `${endpoint.name} round ${round} ${server.kind.padEnd(9)} ${fmt(entry.rps, 0).padStart(6)} req/s  p50 ${fmt(entry.p50, 2)} ms  ` +
@@ -260,11 +341,22 @@ function summariseRounds(endpoint: string, rounds: Record<ServerKind, Round[]>):
   const middle = {
     generated: medianBy(rounds.generated, (round) => round.rps),
     ceiling: medianBy(rounds.ceiling, (round) => round.rps),
-  };
+  } as Record<ServerKind, Round>;
   const cpuCost = (kind: ServerKind) => median(rounds[kind].map((round) => round.cpuUsPerRequest));
   const best = (kind: ServerKind) => Math.max(...rounds[kind].map((round) => round.rps));
   const quiet = (kind: ServerKind) => rounds[kind].filter((round) => !disturbed(round)).map((round) => round.rps);
   const [quietGenerated, quietCeiling] = [quiet("generated"), quiet("ceiling")];
+  let cluster: ClusterResult | undefined;
+  if (rounds.cluster.length > 0) {
+    const clusterMedian = medianBy(rounds.cluster, (round) => round.rps);
+    cluster = {
+      median: clusterMedian,
+      vsGenerated: clusterMedian.rps / middle.generated.rps,
+      vsCeiling: clusterMedian.rps / middle.ceiling.rps,
+      pairedVsGenerated: median(rounds.cluster.map((round, i) => round.rps / rounds.generated[i]!.rps)),
+      cpuUsPerRequest: cpuCost("cluster"),
+    };
+  }
   return {
     endpoint,
     rounds,
@@ -276,6 +368,7 @@ function summariseRounds(endpoint: string, rounds: Record<ServerKind, Round[]>):
     ...(quietGenerated.length > 0 &&
       quietCeiling.length > 0 && { quietRatio: median(quietGenerated) / median(quietCeiling) }),
     quietRounds: { generated: quietGenerated.length, ceiling: quietCeiling.length },
+    ...(cluster && { cluster }),
   };
 }
 
@@ -283,12 +376,14 @@ function summariseRounds(endpoint: string, rounds: Record<ServerKind, Round[]>):
 
 interface Parity {
   request: string;
+  /** The two servers compared: "generated/ceiling" or "cluster/ceiling". */
+  servers: string;
   identical: boolean;
-  generated?: string;
-  ceiling?: string;
+  first?: string;
+  second?: string;
 }
 
-async function compareAnswers(servers: Record<ServerKind, Server>, endpoints: Endpoint[]): Promise<Parity[]> {
+async function compareAnswers(reference: Server, others: Server[], endpoints: Endpoint[]): Promise<Parity[]> {
   const requests: { label: string; path: string; headers: Record<string, string> }[] = [
     ...endpoints.map((endpoint) => ({
       label: `GET ${endpoint.path}`,
@@ -304,36 +399,41 @@ async function compareAnswers(servers: Record<ServerKind, Server>, endpoints: En
   ];
   const parity: Parity[] = [];
   for (const { label, path, headers } of requests) {
-    const [generated, ceiling] = await Promise.all(KINDS.map((kind) => send(servers[kind].base + path, { headers })));
-    parity.push(same(label, generated!, ceiling!));
+    const expected = await send(reference.base + path, { headers });
+    for (const other of others) {
+      parity.push(same(label, other, reference, await send(other.base + path, { headers }), expected));
+    }
   }
   return parity;
 }
 
-async function compareCreates(servers: Record<ServerKind, Server>, endpoint: Endpoint): Promise<Parity[]> {
+/** The same new user created on every server (each has its own database copy, in the same state). */
+async function compareCreates(reference: Server, others: Server[], endpoint: Endpoint): Promise<Parity[]> {
   const body = JSON.stringify({
     name: "Parity",
     email: "parity@example.com",
     phone: "+1 555 0199",
     created_at: "2024-05-06T07:08:09Z",
   });
-  const answers = [];
-  for (const kind of KINDS) {
-    answers.push(
-      await send(servers[kind].base + endpoint.path, {
-        method: "POST",
-        headers: { "x-api-signature": KEY, "content-type": "application/json" },
-        body,
-      }),
-    );
-  }
-  return [same(`POST ${endpoint.path}`, answers[0]!, answers[1]!)];
+  const create = (server: Server) =>
+    send(server.base + endpoint.path, {
+      method: "POST",
+      headers: { "x-api-signature": KEY, "content-type": "application/json" },
+      body,
+    });
+  const expected = await create(reference);
+  const parity: Parity[] = [];
+  for (const other of others)
+    parity.push(same(`POST ${endpoint.path}`, other, reference, await create(other), expected));
+  return parity;
 }
 
 function same(
   label: string,
-  generated: { status: number; body: string },
-  ceiling: { status: number; body: string },
+  server: Server,
+  reference: Server,
+  answer: { status: number; body: string },
+  expected: { status: number; body: string },
 ): Parity {
   const parse = (text: string) => {
     try {
@@ -342,15 +442,16 @@ function same(
       return text;
     }
   };
-  const identical =
-    generated.status === ceiling.status && isDeepStrictEqual(parse(generated.body), parse(ceiling.body));
-  if (identical) return { request: label, identical };
-  log(`WARNING: the servers answer ${label} differently`);
+  const servers = `${server.kind}/${reference.kind}`;
+  const identical = answer.status === expected.status && isDeepStrictEqual(parse(answer.body), parse(expected.body));
+  if (identical) return { request: label, servers, identical };
+  log(`WARNING: the servers ${servers} answer ${label} differently`);
   return {
     request: label,
+    servers,
     identical,
-    generated: `${generated.status} ${generated.body.slice(0, 300)}`,
-    ceiling: `${ceiling.status} ${ceiling.body.slice(0, 300)}`,
+    first: `${answer.status} ${answer.body.slice(0, 300)}`,
+    second: `${expected.status} ${expected.body.slice(0, 300)}`,
   };
 }
 
@@ -364,25 +465,33 @@ const met = (ok: boolean) => (ok ? "met" : "**not met**");
 
 function render(data: {
   machine: { node: string; cpus: number; cpuModel: string; memoryGb: number; kernel: string };
+  scripts: { start?: string; cluster?: string; transpile?: string };
   blogGenerateMs: number;
   generation: GenerationTimes;
   build: { ms?: number; error?: string };
-  clusterScript?: string;
+  transpileMs: number;
+  ceilingTranspileMs: number;
   starts: Starts;
+  npmStarts: number[];
   parity: Parity[];
   results: EndpointResult[];
-  afterLoad: Record<ServerKind, { rssMb: number; peakMb: number }>;
+  afterLoad: Partial<Record<ServerKind, Memory>>;
   totalSeconds: number;
 }): string {
   const { machine, generation, starts, parity, results, afterLoad } = data;
+  const withCluster = results.some((result) => result.cluster);
+  const loaded: ServerKind[] = withCluster ? [...KINDS, "cluster"] : KINDS;
   const lines: string[] = [];
   lines.push(
     `## Results`,
     ``,
     `Node ${machine.node}, ${machine.cpus} cores (${machine.cpuModel}), ${machine.memoryGb} GB, Linux ${machine.kernel}. ` +
-      `autocannon in its own process, ${settings.connections} connections; ${settings.rounds} rounds, each on a fresh pair of server processes ` +
+      `autocannon in its own process, ${settings.connections} connections; ${settings.rounds} rounds, each on fresh server processes ` +
+      `(generated: \`node --enable-source-maps dist/server.js\` as \`npm start\` runs it after its transpile; ceiling: esbuild-transpiled, ` +
+      `\`node --enable-source-maps\`${withCluster ? "; cluster: `node --enable-source-maps dist/cluster.js`" : ""}) ` +
       `and database copies, with per endpoint a ${settings.warmup} s warm-up of each server, then ${settings.duration} s of generated, ` +
-      `then ${settings.duration} s of ceiling; the median round by req/s. Run took ${fmt(data.totalSeconds, 0)} s.`,
+      `then ${settings.duration} s of ceiling${withCluster ? `, then ${settings.duration} s of cluster` : ""}; the median round by req/s. ` +
+      `Run took ${fmt(data.totalSeconds, 0)} s.`,
     ``,
     `### Throughput (generated / ceiling)`,
     ``,
@@ -399,23 +508,21 @@ function render(data: {
         `| ${fmt(result.cpuRatio, 2)} |`,
     );
   }
+  const everyRound = (result: EndpointResult, kind: ServerKind) =>
+    result.rounds[kind].map((round) => fmt(round.rps, 0)).join("/");
   lines.push(
     ``,
     `Every round (req/s, generated | ceiling): ` +
       results
-        .map(
-          (result) =>
-            `${result.endpoint} ${result.rounds.generated.map((round) => fmt(round.rps, 0)).join("/")} | ` +
-            result.rounds.ceiling.map((round) => fmt(round.rps, 0)).join("/"),
-        )
+        .map((result) => `${result.endpoint} ${everyRound(result, "generated")} | ${everyRound(result, "ceiling")}`)
         .join("; ") +
       `. CPU µs/req is the server process's user+system time over the round divided by its 2xx answers (the ratio CPU/req is ` +
       `ceiling ÷ generated, medians over the rounds: the cost per request, which a saturated load generator does not blur); ` +
       `RSS is VmRSS after the round.`,
   );
-  const rounds = results.flatMap((result) => KINDS.flatMap((kind) => result.rounds[kind]));
+  const rounds = results.flatMap((result) => loaded.flatMap((kind) => result.rounds[kind]));
   const noisy = results.flatMap((result) =>
-    KINDS.flatMap((kind) =>
+    loaded.flatMap((kind) =>
       result.rounds[kind]
         .filter(disturbed)
         .map(
@@ -424,10 +531,14 @@ function render(data: {
         ),
     ),
   );
+  const range = (values: number[]) => `${fmt(Math.min(...values), 2)}–${fmt(Math.max(...values), 2)}`;
+  const pairRounds = results.flatMap((result) => KINDS.flatMap((kind) => result.rounds[kind]));
+  const clusterRounds = results.flatMap((result) => result.rounds.cluster);
   lines.push(
     ``,
-    `CPU during the rounds, in cores of ${data.machine.cpus}: load generator ${fmt(Math.min(...rounds.map((r) => r.loadCores)), 2)}–${fmt(Math.max(...rounds.map((r) => r.loadCores)), 2)}, ` +
-      `hypervisor steal up to ${fmt(Math.max(...rounds.map((r) => r.stealCores)), 2)}, other processes up to ${fmt(Math.max(...rounds.map((r) => r.foreignCores)), 2)}. ` +
+    `CPU during the rounds, in cores of ${data.machine.cpus}: load generator ${range(pairRounds.map((r) => r.loadCores))}` +
+      (clusterRounds.length > 0 ? ` (against the cluster ${range(clusterRounds.map((r) => r.loadCores))})` : "") +
+      `, hypervisor steal up to ${fmt(Math.max(...rounds.map((r) => r.stealCores)), 2)}, other processes up to ${fmt(Math.max(...rounds.map((r) => r.foreignCores)), 2)}. ` +
       (noisy.length === 0
         ? `No round was disturbed by other processes (> ${NOISE_CORES} cores).`
         : `Rounds during which other processes or the hypervisor (steal) took more than ${NOISE_CORES} cores (other/steal): ${noisy.join(", ")}.`),
@@ -444,7 +555,7 @@ function render(data: {
     ),
   );
   const bad = results.flatMap((result) =>
-    KINDS.flatMap((kind) =>
+    loaded.flatMap((kind) =>
       result.rounds[kind]
         .filter((round) => round.non2xx + round.errors + round.timeouts > 0)
         .map(
@@ -455,28 +566,73 @@ function render(data: {
   );
   lines.push(``, bad.length === 0 ? `Every response under load was 2xx.` : `Rounds with failures: ${bad.join("; ")}.`);
 
-  const startup = (mode: keyof Starts) => {
+  // Cluster mode next to one process and the ceiling.
+  const workers = starts.cluster[0]?.workers ?? clusterRounds[0]?.serverProcesses;
+  if (withCluster) {
+    const processes = clusterRounds[0]!.serverProcesses;
+    lines.push(
+      ``,
+      `### Cluster mode (\`npm run cluster\`: \`node --enable-source-maps dist/cluster.js\`, WORKERS unset: ${processes - 1} workers + the primary)`,
+      ``,
+      `| endpoint | cluster req/s | p50 ms | p99 ms | CPU µs/req (all processes) | server cores | load generator cores | RSS MB (sum) | generated, one process: req/s | p50 ms | p99 ms | RSS MB | ceiling req/s | cluster / one process | paired rounds | cluster / ceiling |`,
+      `|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|`,
+    );
+    for (const result of results) {
+      const k = result.cluster!;
+      const m = k.median;
+      const g = result.median.generated;
+      lines.push(
+        `| ${result.endpoint} | ${fmt(m.rps, 0)} | ${fmt(m.p50, 2)} | ${fmt(m.p99, 2)} | ${fmt(k.cpuUsPerRequest, 0)} | ${fmt(m.cores, 2)} ` +
+          `| ${fmt(m.loadCores, 2)} | ${fmt(m.rssMb, 0)} | ${fmt(g.rps, 0)} | ${fmt(g.p50, 2)} | ${fmt(g.p99, 2)} | ${fmt(g.rssMb, 0)} ` +
+          `| ${fmt(result.median.ceiling.rps, 0)} | **${fmt(k.vsGenerated, 2)}** | ${fmt(k.pairedVsGenerated, 2)} | ${fmt(k.vsCeiling, 2)} |`,
+      );
+    }
+    lines.push(
+      ``,
+      `Every round (req/s, cluster): ${results.map((result) => `${result.endpoint} ${everyRound(result, "cluster")}`).join("; ")}. ` +
+        `Same load generator, connections and endpoints as above; the cluster's CPU time and RSS are summed over the primary and its ` +
+        `workers (VmRSS, so pages they share count once per process). On ${machine.cpus} cores the load generator competes with ` +
+        `${processes - 1} workers for the CPU, so the cluster's gain over one process is bounded here: it cannot reach ${processes - 1}×.`,
+    );
+  }
+
+  // Start-up and memory.
+  const startup = (mode: StartMode) => {
     const runs = starts[mode];
     if (runs.length === 0) return undefined;
     const warm = runs.length > 1 ? runs.slice(1) : runs;
-    return { first: runs[0]!.ms, median: median(warm.map((run) => run.ms)), rss: median(runs.map((run) => run.rssMb)) };
+    return {
+      first: runs[0]!.ms,
+      median: median(warm.map((run) => run.ms)),
+      rss: median(runs.map((run) => run.rssMb)),
+      allListening: runs[0]!.allListeningMs === undefined ? undefined : median(warm.map((run) => run.allListeningMs!)),
+    };
   };
-  const [gs, ps, cs] = [startup("generated")!, startup("compiled"), startup("ceiling")!];
+  const [gs, ps, ks, cs] = [startup("generated")!, startup("compiled"), startup("cluster"), startup("ceiling")!];
   const compiled = (value: (entry: NonNullable<typeof ps>) => string) =>
     ps ? value(ps) : data.build.error ? "build failed" : "–";
+  const clustered = (value: (entry: NonNullable<typeof ks>) => string) => (ks ? value(ks) : "–");
+  const afterAll = (kind: ServerKind) => {
+    const reading = afterLoad[kind];
+    return reading ? `${fmt(reading.rssMb, 0)} / ${fmt(reading.peakMb, 0)}` : "";
+  };
+  const npmStart = median(data.npmStarts);
   const genFresh = median(generation.cliFresh);
   lines.push(
     ``,
     `### Start-up, memory, generation`,
     ``,
-    `| measure | generated (\`npm start\`: node --import tsx) | generated compiled (\`npm run start:prod\`) | ceiling (node --import tsx) | target | |`,
-    `|---|--:|--:|--:|--:|---|`,
-    `| start-up, spawn → first list answer, median of ${Math.max(1, settings.starts - 1)} (ms) | ${fmt(gs.median, 0)} | ${compiled((p) => fmt(p.median, 0))} | ${fmt(cs.median, 0)} | < ${TARGETS.startupMs} | ${met(gs.median < TARGETS.startupMs)} (\`npm start\`)${ps ? `, ${met(ps.median < TARGETS.startupMs)} (compiled)` : ""} |`,
-    `| start-up, the first start (cold tsx cache for the generated files) (ms) | ${fmt(gs.first, 0)} | ${compiled((p) => fmt(p.first, 0))} | ${fmt(cs.first, 0)} | | |`,
-    `| idle RSS right after start, median (MB) | ${fmt(gs.rss, 0)} | ${compiled((p) => fmt(p.rss, 0))} | ${fmt(cs.rss, 0)} | < ${TARGETS.idleRssMb} | ${met(gs.rss < TARGETS.idleRssMb)} (\`npm start\`)${ps ? `, ${met(ps.rss < TARGETS.idleRssMb)} (compiled)` : ""} |`,
-    `| RSS after all the load / peak RSS (MB) | ${fmt(afterLoad.generated.rssMb, 0)} / ${fmt(afterLoad.generated.peakMb, 0)} | | ${fmt(afterLoad.ceiling.rssMb, 0)} / ${fmt(afterLoad.ceiling.peakMb, 0)} | | |`,
+    `| measure | generated (\`npm start\`'s node: \`node --enable-source-maps dist/server.js\`) | generated compiled by tsc (\`npm run start:prod\`: \`node dist/server.js\`) | cluster (\`node --enable-source-maps dist/cluster.js\`${workers ? `, ${workers} workers` : ""}) | ceiling (esbuild, \`node --enable-source-maps\`) | target | |`,
+    `|---|--:|--:|--:|--:|--:|---|`,
+    `| start-up, spawn → first list answer, median of ${Math.max(1, settings.starts - 1)} (ms) | ${fmt(gs.median, 0)} | ${compiled((p) => fmt(p.median, 0))} | ${clustered((k) => fmt(k.median, 0))} | ${fmt(cs.median, 0)} | < ${TARGETS.startupMs} | ${met(gs.median < TARGETS.startupMs)} (\`npm start\`'s node)${ps ? `, ${met(ps.median < TARGETS.startupMs)} (compiled)` : ""}${ks ? `, ${met(ks.median < TARGETS.startupMs)} (cluster)` : ""} |`,
+    `| start-up, the first start after the transpile (ms) | ${fmt(gs.first, 0)} | ${compiled((p) => fmt(p.first, 0))} | ${clustered((k) => fmt(k.first, 0))} | ${fmt(cs.first, 0)} | | |`,
+    `| cluster: spawn → every worker listening, median (ms) | | | ${clustered((k) => fmt(k.allListening ?? NaN, 0))} | | | |`,
+    `| \`npm start\` as a whole: npm + \`npm run -s transpile\` + node → first list answer, median of ${data.npmStarts.length} (${data.npmStarts.map((ms) => fmt(ms, 0)).join(", ")}) (ms) | ${fmt(npmStart, 0)} | | | | (< ${TARGETS.startupMs}) | for information: ${npmStart < TARGETS.startupMs ? "under" : "over"} ${TARGETS.startupMs} |`,
+    `| its transpile step alone, \`npm run -s transpile\` (esbuild, src/ → dist/), once (ms) | ${fmt(data.transpileMs, 0)} | | | ${fmt(data.ceilingTranspileMs, 0)} (esbuild of ceiling.ts, no npm) | | |`,
+    `| idle RSS right after start, median (MB; cluster: primary + workers, once every worker listens) | ${fmt(gs.rss, 0)} | ${compiled((p) => fmt(p.rss, 0))} | ${clustered((k) => fmt(k.rss, 0))} | ${fmt(cs.rss, 0)} | < ${TARGETS.idleRssMb} | ${met(gs.rss < TARGETS.idleRssMb)} (\`npm start\`'s node)${ps ? `, ${met(ps.rss < TARGETS.idleRssMb)} (compiled)` : ""} |`,
+    `| RSS after all the load / peak RSS (MB; cluster: sums over its processes) | ${afterAll("generated")} | | ${afterAll("cluster")} | ${afterAll("ceiling")} | | |`,
     ...(data.build.ms !== undefined
-      ? [``, `\`npm run build\` of the generated server took ${fmt(data.build.ms, 0)} ms.`]
+      ? [``, `\`npm run build\` (prisma generate, tsc) of the generated server took ${fmt(data.build.ms, 0)} ms.`]
       : []),
     ``,
     `| generation (${generation.tables} tables, ${generation.files} files) | ms | target | |`,
@@ -490,15 +646,14 @@ function render(data: {
     `| in process: first migration (\`prisma migrate diff\` process) | ${fmt(generation.migration, 0)} | | |`,
     `| for scale: \`generate\` of examples/blog.yaml (4 tables) into a fresh directory | ${fmt(data.blogGenerateMs, 0)} | | |`,
     ``,
-    data.clusterScript
-      ? `Cluster start mode: not measured. The generated server now has one (\`npm run cluster\`: \`${data.clusterScript}\`); this harness does not run it yet.`
-      : `Cluster start mode: not measured, the generated server has no cluster mode.`,
+    `The generated server's scripts, as measured: \`npm start\` = \`${data.scripts.start ?? "(none)"}\`; ` +
+      `\`npm run cluster\` = \`${data.scripts.cluster ?? "(none)"}\`; \`npm run transpile\` = \`${data.scripts.transpile ?? "(none)"}\`.`,
     ``,
     parity.every((entry) => entry.identical)
-      ? `Parity: both servers gave identical answers (status and JSON body) to ${parity.length} checks: ${parity.map((entry) => entry.request).join(", ")}.`
+      ? `Parity: the servers gave identical answers (status and JSON body) to ${parity.length} checks (${[...new Set(parity.map((entry) => entry.servers))].join(", ")}): ${[...new Set(parity.map((entry) => entry.request))].join(", ")}.`
       : `Parity: **answers differ**: ${parity
           .filter((entry) => !entry.identical)
-          .map((entry) => `${entry.request}: generated ${entry.generated} / ceiling ${entry.ceiling}`)
+          .map((entry) => `${entry.servers} ${entry.request}: ${entry.first} / ${entry.second}`)
           .join("; ")}`,
   );
   return lines.join("\n");

@@ -75,7 +75,7 @@ export interface GenerationTimes {
   cliFresh: number[];
   /** CLI over its own output (no change, no migration), ms. */
   cliUnchanged: number[];
-  /** `tablegen --version`: the CLI's own start-up (node, tsx, commander), ms. */
+  /** `tablegen --version`: the CLI's own start-up (node, its compiled dist/ or tsx, commander), ms. */
   cliStartup: number[];
   /** In process, the first read and emit (cold: module code, template compilation), ms. */
   readFirst: number;
