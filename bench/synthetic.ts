@@ -14,7 +14,7 @@ import { stringify } from "yaml";
 import { emitServer } from "../src/emit/index.ts";
 import { readManifest } from "../src/manifest/index.ts";
 import { writeInitialMigration } from "../src/migrations.ts";
-import { diffFromEmpty } from "../src/prisma/cli.ts";
+import { diffSchemas } from "../src/prisma/cli.ts";
 import { writeTree } from "../src/tree/writer.ts";
 import { median, removeWorkDir, REPO, settings, TABLEGEN, tablegenGenerate, workDir } from "./lib.ts";
 
@@ -130,7 +130,7 @@ export async function generationBenchmark(tables = 200, runs = settings.generati
     // The first migration alone: its diff is a Prisma process (which `generate` overlaps with the writing).
     start = performance.now();
     const schema = tree.get("prisma/schema.prisma")!;
-    const sql = await diffFromEmpty(schema, parsed.model.database);
+    const sql = await diffSchemas(undefined, schema, parsed.model.database);
     await writeInitialMigration(out, { sql, schema, ...parsed });
     const migration = performance.now() - start;
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { RawManifest } from "./manifest/schema.ts";
 import { wrapSqliteMigration } from "./migrate/sqlite.ts";
 import type { Model } from "./model/types.ts";
-import { diffFromEmpty } from "./prisma/cli.ts";
+import { diffSchemas } from "./prisma/cli.ts";
 
 /** The manifest a migration was made from, kept beside it so the next one needs no database. */
 export const SNAPSHOT = "tablegen.json";
@@ -83,7 +83,7 @@ export async function writeMigration(
  */
 export function initialMigrationSql(outDir: string, model: Model, schema: string): Promise<string | undefined> {
   if (existingMigrations(outDir).length > 0) return Promise.resolve(undefined);
-  return diffFromEmpty(schema, model.database);
+  return diffSchemas(undefined, schema, model.database);
 }
 
 /** Writes a server's first migration folder. */

@@ -1,6 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm } from "node:fs/promises";
 import { basename, join, relative, resolve } from "node:path";
 import { confirm } from "@inquirer/prompts";
 import { emitServer } from "../emit/index.ts";
@@ -65,13 +64,13 @@ export async function migrate(
     throw new UserError(`${options.manifest}: cannot migrate:\n${plan.problems.map((line) => `  ${line}`).join("\n")}`);
   await confirmDataLoss(plan, model.database, url, outDir, options.acceptDataLoss === true, interactive);
 
-  const sql = await migrationSql(plan, model, outDir);
+  const schema = emitPrismaSchema(model);
+  const sql = await migrationSql(plan, model, schema);
   let written: string | undefined;
   if (sql === undefined) {
     log("No changes to the database schema: no migration written.");
   } else {
     const name = migrationFolderName(options.name ?? plan.changes[0] ?? "migration", existing);
-    const schema = emitPrismaSchema(model);
     await writeMigration(outDir, name, { sql, schema, manifest, model });
     written = name;
     log(`Wrote ${relative(process.cwd(), join(migrationsDir(outDir), name))}:`);
@@ -127,25 +126,15 @@ async function confirmDataLoss(
 }
 
 /** Renames first, then what Prisma computes from the renamed previous schema to the new one. */
-async function migrationSql(plan: MigrationPlan, model: Model, outDir: string): Promise<string | undefined> {
-  const scratch = await mkdtemp(join(tmpdir(), "tablegen-migrate-"));
-  try {
-    const to = join(scratch, "to.prisma");
-    await writeFile(to, emitPrismaSchema(model));
-    let from: string | undefined;
-    if (Object.keys(plan.renamedPrevious.tables).length > 0) {
-      from = join(scratch, "from.prisma");
-      await writeFile(from, emitPrismaSchema(buildModel(plan.renamedPrevious)));
-    }
-    const diff = await diffSchemas(from, to, model.database, outDir);
-    const prismaSql = diff.replace(/^-- This is an empty migration\.\s*$/m, "").trim();
-    const renameSql = model.database === "sqlite" ? sqliteRenames : postgresRenames;
-    const renames = renameSql(plan.renames, plan.renamedPrevious).trim();
-    if (!prismaSql && !renames) return undefined;
-    return [renames, prismaSql].filter(Boolean).join("\n\n") + "\n";
-  } finally {
-    await rm(scratch, { recursive: true, force: true });
-  }
+async function migrationSql(plan: MigrationPlan, model: Model, schema: string): Promise<string | undefined> {
+  const previous = plan.renamedPrevious;
+  const from = Object.keys(previous.tables).length > 0 ? emitPrismaSchema(buildModel(previous)) : undefined;
+  const diff = await diffSchemas(from, schema, model.database);
+  const prismaSql = diff.replace(/^-- This is an empty migration\.\s*$/m, "").trim();
+  const renameSql = model.database === "sqlite" ? sqliteRenames : postgresRenames;
+  const renames = renameSql(plan.renames, previous).trim();
+  if (!prismaSql && !renames) return undefined;
+  return [renames, prismaSql].filter(Boolean).join("\n\n") + "\n";
 }
 
 /** A database URL fit to print: without its password. */

@@ -54,30 +54,29 @@ const PLACEHOLDER_URLS: Record<Database, string> = {
   postgresql: "postgresql://tablegen@localhost:5432/tablegen",
 };
 
-/** The SQL that takes a database from one Prisma schema file (or nothing) to another. */
-export async function diffSchemas(
-  from: string | undefined,
-  to: string,
-  database: Database,
-  cwd: string,
-): Promise<string> {
-  const source = from === undefined ? ["--from-empty"] : ["--from-schema-datamodel", from];
-  return runPrisma(["migrate", "diff", ...source, "--to-schema-datamodel", to, "--script", "--config", DIFF_CONFIG], {
-    cwd,
-    env: { DATABASE_URL: PLACEHOLDER_URLS[database], TABLEGEN_SCHEMA: resolve(cwd, to) },
-  });
-}
-
 /**
- * The SQL that creates a Prisma schema (given as text) from nothing. Prisma's process is started
- * before this returns, so the caller can do other work while it runs.
+ * The SQL that takes a database from one Prisma schema (or nothing) to another, both given as
+ * text. Prisma's process is started before this returns, so the caller can work while it runs.
  */
-export function diffFromEmpty(schema: string, database: Database): Promise<string> {
+export function diffSchemas(from: string | undefined, to: string, database: Database): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), "tablegen-diff-"));
-  writeFileSync(join(dir, "schema.prisma"), schema);
-  return diffSchemas(undefined, "schema.prisma", database, dir).finally(() =>
-    rmSync(dir, { recursive: true, force: true }),
-  );
+  writeFileSync(join(dir, "to.prisma"), to);
+  if (from !== undefined) writeFileSync(join(dir, "from.prisma"), from);
+  const source = from === undefined ? ["--from-empty"] : ["--from-schema-datamodel", "from.prisma"];
+  const args = [
+    "migrate",
+    "diff",
+    ...source,
+    "--to-schema-datamodel",
+    "to.prisma",
+    "--script",
+    "--config",
+    DIFF_CONFIG,
+  ];
+  return runPrisma(args, {
+    cwd: dir,
+    env: { DATABASE_URL: PLACEHOLDER_URLS[database], TABLEGEN_SCHEMA: join(dir, "to.prisma") },
+  }).finally(() => rmSync(dir, { recursive: true, force: true }));
 }
 
 const DEPLOY_CONFIG = packagePath("src", "prisma", "deploy.config.ts");
