@@ -31,14 +31,14 @@ async function start(env: Record<string, string> = {}): Promise<RunningServer> {
   return server;
 }
 
+/** Runs a server that is expected to refuse to start: its exit code and what it printed. */
+async function refusedStart(cwd: string, env: Record<string, string>) {
+  return execa(START[0], START.slice(1), { cwd, env: { PORT: "0", ...env }, reject: false, timeout: 20_000 });
+}
+
 describe("start-up", () => {
   it("refuses to start without an API signature key", async () => {
-    const result = await execa(START[0], START.slice(1), {
-      cwd: dir,
-      env: { DATABASE_URL: "file:./runtime.db", API_SIGNATURE_KEY: " , ", PORT: "0" },
-      reject: false,
-      timeout: 20_000,
-    });
+    const result = await refusedStart(dir, { DATABASE_URL: "file:./runtime.db", API_SIGNATURE_KEY: " , " });
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain(
       "API_SIGNATURE_KEY is not set: the server will not start without an API signature key",
@@ -47,12 +47,7 @@ describe("start-up", () => {
   });
 
   it("refuses to start on a database that was never migrated", async () => {
-    const result = await execa(START[0], START.slice(1), {
-      cwd: dir,
-      env: { DATABASE_URL: "file:./missing.db", API_SIGNATURE_KEY: KEY, PORT: "0" },
-      reject: false,
-      timeout: 20_000,
-    });
+    const result = await refusedStart(dir, { DATABASE_URL: "file:./missing.db", API_SIGNATURE_KEY: KEY });
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain('the database "./missing.db" does not exist: run "npm run migrate" first');
   });
@@ -70,12 +65,7 @@ describe("start-up", () => {
       'Cannot start: DATABASE_URL must be a file: URL for SQLite, not "postgresql://localhost/blog"',
     ],
   ])("refuses to start with %j, saying why", async (settings, message) => {
-    const result = await execa(START[0], START.slice(1), {
-      cwd: dir,
-      env: { DATABASE_URL: "file:./runtime.db", API_SIGNATURE_KEY: KEY, PORT: "0", ...settings },
-      reject: false,
-      timeout: 20_000,
-    });
+    const result = await refusedStart(dir, { DATABASE_URL: "file:./runtime.db", API_SIGNATURE_KEY: KEY, ...settings });
     expect(result.exitCode).toBe(1);
     expect(result.stderr.startsWith(message)).toBe(true);
     expect(result.stderr).not.toMatch(/\n\s+at /);
@@ -84,12 +74,7 @@ describe("start-up", () => {
   it("refuses to start a PostgreSQL server without DATABASE_URL", { timeout: 60_000 }, async () => {
     const { dir: crm } = await generateExample("crm");
     await transpile(crm);
-    const result = await execa(START[0], START.slice(1), {
-      cwd: crm,
-      env: { DATABASE_URL: "", API_SIGNATURE_KEY: KEY, PORT: "0" },
-      reject: false,
-      timeout: 20_000,
-    });
+    const result = await refusedStart(crm, { DATABASE_URL: "", API_SIGNATURE_KEY: KEY });
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toBe("Cannot start: DATABASE_URL is not set: give the PostgreSQL database to use");
   });

@@ -7,10 +7,10 @@ import { toAiForm } from "../../src/ai/schema.ts";
 import { ai, type AiCommandOptions } from "../../src/cli/ai.ts";
 import { generate } from "../../src/cli/generate.ts";
 import { init, shownPath } from "../../src/cli/init.ts";
-import { UserError } from "../../src/errors.ts";
 import { scratchDir } from "../helpers/generate.ts";
 import { client } from "../helpers/http.ts";
 import { migrate, startServer } from "../helpers/server.ts";
+import { userErrorMessage } from "../helpers/errors.ts";
 import { startFakeOpenAI, type FakeOpenAI, type Reply } from "./fake-openai.ts";
 
 // The commands' own work, in this process (the CLI's child processes are in cli.test.ts): flags,
@@ -49,15 +49,6 @@ async function serve(replies: Reply[]): Promise<FakeOpenAI> {
   return server;
 }
 
-async function failure(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(UserError);
-  return (error as Error).message;
-}
-
 describe("tablegen ai's options", () => {
   it("takes the model from --model, else TABLEGEN_AI_MODEL; writes --out, never over a file without --force", async () => {
     const dir = await scratchDir("ai-options");
@@ -71,7 +62,7 @@ describe("tablegen ai's options", () => {
     expect(printed).toHaveLength(1);
     expect(printed[0]).toMatch(/^\nProject blog: SQLite, API version v1\n\nTables \(3\)\n/);
 
-    const refusal = await failure(ai("a blog", options({ model: "qwen3" }), false));
+    const refusal = await userErrorMessage(ai("a blog", options({ model: "qwen3" }), false));
     expect(refusal).toBe(`${shownPath(out)} already exists; use --force to overwrite it`);
     expect(server.requests).toHaveLength(1);
 
@@ -89,16 +80,16 @@ describe("tablegen ai's options", () => {
   it("refuses bad options, an empty description, a missing key or a base URL that is not one, before any request", async () => {
     const dir = await scratchDir("ai-refusals");
     const out = join(dir, "tablegen.yaml");
-    expect(await failure(ai("a blog", { out }, false))).toBe(
+    expect(await userErrorMessage(ai("a blog", { out }, false))).toBe(
       "OPENAI_API_KEY is not set: the AI generator needs an API key (OPENAI_BASE_URL points it at any OpenAI-compatible server)",
     );
     const server = await serve([]);
     const messages = await Promise.all([
-      failure(ai("a blog", { out, timeout: "soon" }, false)),
-      failure(ai("a blog", { out, timeout: "0" }, false)),
-      failure(ai("a blog", { out, maxRepairs: "-1" }, false)),
-      failure(ai("a blog", { out, maxRepairs: "1.5" }, false)),
-      failure(ai("  ", { out }, false)),
+      userErrorMessage(ai("a blog", { out, timeout: "soon" }, false)),
+      userErrorMessage(ai("a blog", { out, timeout: "0" }, false)),
+      userErrorMessage(ai("a blog", { out, maxRepairs: "-1" }, false)),
+      userErrorMessage(ai("a blog", { out, maxRepairs: "1.5" }, false)),
+      userErrorMessage(ai("  ", { out }, false)),
     ]);
     expect(messages).toEqual([
       '--timeout must be a positive number of seconds, not "soon"',
@@ -108,7 +99,7 @@ describe("tablegen ai's options", () => {
       'ai: the description is empty: say what the application does, e.g. "a lending library"',
     ]);
     process.env.OPENAI_BASE_URL = "localhost:11434";
-    expect(await failure(ai("a blog", { out }, false))).toBe(
+    expect(await userErrorMessage(ai("a blog", { out }, false))).toBe(
       'OPENAI_BASE_URL is not an http(s) URL: "localhost:11434" (for example http://localhost:11434/v1 for Ollama)',
     );
     expect(server.requests).toHaveLength(0);
@@ -146,7 +137,7 @@ describe("tablegen init --ai", () => {
   it("writes nothing when the model fails", async () => {
     const dir = await scratchDir("ai-init-failure");
     await serve([{ status: 429, body: { error: { message: "Rate limit reached", type: "requests" } } }]);
-    expect(await failure(init(dir, { ai: "a blog", yes: true }, false))).toBe(
+    expect(await userErrorMessage(init(dir, { ai: "a blog", yes: true }, false))).toBe(
       "the model server answered 429: Rate limit reached",
     );
     expect(await readdir(dir)).toEqual([]);

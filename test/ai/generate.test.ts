@@ -13,7 +13,7 @@ import {
 } from "../../src/ai/generate.ts";
 import { EXAMPLE_MANIFEST, SYSTEM_PROMPT, repairMessage } from "../../src/ai/prompt.ts";
 import { AI_JSON_SCHEMA, toAiForm } from "../../src/ai/schema.ts";
-import { UserError } from "../../src/errors.ts";
+import { userErrorMessage } from "../helpers/errors.ts";
 import { startFakeOpenAI, type FakeOpenAI, type Reply } from "./fake-openai.ts";
 
 // The loop of the AI generator against our fake OpenAI-compatible server, through the real SDK.
@@ -55,15 +55,6 @@ function settings(baseURL: string, extra: Partial<DraftSettings> = {}): DraftSet
     file: "tablegen.yaml",
     ...extra,
   };
-}
-
-async function failure(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(UserError);
-  return (error as Error).message;
 }
 
 describe("drafting a manifest", () => {
@@ -124,14 +115,16 @@ describe("drafting a manifest", () => {
 
   it("gives up with the last problems once the repairs are used up", async () => {
     const server = await serve([{ content: invalidDraft() }, { content: invalidDraft() }]);
-    const message = await failure(draftManifest(firstMessages("a blog"), settings(server.url, { maxRepairs: 1 })));
+    const message = await userErrorMessage(
+      draftManifest(firstMessages("a blog"), settings(server.url, { maxRepairs: 1 })),
+    );
     expect(message).toBe(
       ["the model's manifest is invalid still, after 1 repair:", ...INVALID_PROBLEMS.map((p) => `  ${p}`)].join("\n"),
     );
     expect(server.requests).toHaveLength(2);
 
     const once = await serve([{ content: { ...(VALID as object), project: "My Blog" } }]);
-    expect(await failure(draftManifest(firstMessages("a blog"), settings(once.url, { maxRepairs: 0 })))).toBe(
+    expect(await userErrorMessage(draftManifest(firstMessages("a blog"), settings(once.url, { maxRepairs: 0 })))).toBe(
       [
         "the model's manifest is invalid and --max-repairs is 0:",
         '  project: "My Blog" is not a valid project name: a lowercase letter, then lowercase letters, digits or dashes, 63 characters at most',
@@ -216,14 +209,14 @@ describe("a failing model server", () => {
   ];
   it.each(cases)("ends in one clear message: %s", async (_name, reply, expected) => {
     const server = await serve([reply]);
-    expect(await failure(draftManifest(firstMessages("a blog"), settings(server.url)))).toBe(expected);
+    expect(await userErrorMessage(draftManifest(firstMessages("a blog"), settings(server.url)))).toBe(expected);
     expect(server.requests).toHaveLength(1);
   });
 
   it("gives up when the model does not answer within the timeout", async () => {
     const server = await serve([{ hang: true }]);
     const started = Date.now();
-    const message = await failure(
+    const message = await userErrorMessage(
       draftManifest(firstMessages("a blog"), settings(server.url, { timeoutSeconds: 0.3 })),
     );
     expect(message).toBe("the model did not answer within 0.3 s");
@@ -239,7 +232,7 @@ describe("a failing model server", () => {
     closed.close();
     await once(closed, "close");
     const url = `http://127.0.0.1:${port}/v1`;
-    expect(await failure(draftManifest(firstMessages("a blog"), settings(url)))).toBe(
+    expect(await userErrorMessage(draftManifest(firstMessages("a blog"), settings(url)))).toBe(
       `cannot reach the model server at ${url} (ECONNREFUSED)`,
     );
   });
