@@ -7,7 +7,7 @@ import type { Model } from "./model/types.ts";
 import { diffSchemas } from "./prisma/cli.ts";
 
 /** The manifest a migration was made from, kept beside it so the next one needs no database. */
-export const SNAPSHOT = "tablegen.json";
+const SNAPSHOT = "tablegen.json";
 
 /** A migration folder's name: `<UTC timestamp>_<label>`, later than every existing one. */
 export function migrationFolderName(label: string, existing: string[], now = new Date()): string {
@@ -51,7 +51,7 @@ export async function latestSnapshot(outDir: string): Promise<RawManifest | unde
 }
 
 /** Turns diff SQL into the migration's script: all-or-nothing on SQLite, where Prisma does not wrap it. */
-export function migrationScript(sql: string, model: Model): string {
+function migrationScript(sql: string, model: Model): string {
   return model.database === "sqlite" ? wrapSqliteMigration(sql) : `BEGIN;\n\n${sql.trim()}\n\nCOMMIT;\n`;
 }
 
@@ -90,7 +90,6 @@ export function initialMigrationSql(outDir: string, model: Model, schema: string
 export function writeInitialMigration(
   outDir: string,
   migration: { sql: string; schema: string; manifest: RawManifest; model: Model },
-  now = new Date(),
 ): Promise<string> {
-  return writeMigration(outDir, migrationFolderName("init", [], now), migration);
+  return writeMigration(outDir, migrationFolderName("init", []), migration);
 }

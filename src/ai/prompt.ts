@@ -7,7 +7,7 @@ import { toAiForm } from "./schema.ts";
  */
 
 /** The example of the system prompt: a valid manifest (a test checks it), shown in the model's form. */
-export const EXAMPLE_REQUEST = "A small blog: authors write posts, readers comment on them.";
+const EXAMPLE_REQUEST = "A small blog: authors write posts, readers comment on them.";
 
 export const EXAMPLE_MANIFEST: RawManifest = {
   project: "blog",

@@ -34,7 +34,7 @@ export type JsonSchema = {
 export const OMITTED: ReadonlySet<string> = new Set(["renamedFrom"]);
 
 /** The key naming an entry of a map in the model's form. */
-export const NAME_KEY = "name";
+const NAME_KEY = "name";
 
 function jsonSchemaOf(schema: z.ZodType): JsonSchema {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema) as JsonSchema;
@@ -42,7 +42,7 @@ function jsonSchemaOf(schema: z.ZodType): JsonSchema {
 }
 
 /** The manifest's JSON Schema, as zod derives it from the validator's schema. */
-export const MANIFEST_JSON_SCHEMA: JsonSchema = jsonSchemaOf(manifestSchema);
+const MANIFEST_JSON_SCHEMA: JsonSchema = jsonSchemaOf(manifestSchema);
 const FIELD_TYPE_JSON_SCHEMA = jsonSchemaOf(fieldTypeSchema);
 
 /** The JSON Schema of the model's answer (strict structured output). */

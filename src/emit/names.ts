@@ -1,7 +1,7 @@
 import { pascalCase } from "../manifest/validate.ts";
 
 /** camelCase of a manifest name: `category_posts` → `categoryPosts`. */
-export function camelCase(name: string): string {
+function camelCase(name: string): string {
   const pascal = pascalCase(name);
   return pascal.charAt(0).toLowerCase() + pascal.slice(1);
 }

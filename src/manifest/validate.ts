@@ -36,16 +36,16 @@ export class ManifestError extends UserError {
   }
 }
 
-export const RESERVED_TABLE_NAMES = new Set(["prisma", "prisma_client"]);
-export const RESERVED_TABLE_PREFIXES = ["sqlite_", "pg_"];
-export const RESERVED_FIELD_NAMES = new Set(["id"]);
+const RESERVED_TABLE_NAMES = new Set(["prisma", "prisma_client"]);
+const RESERVED_TABLE_PREFIXES = ["sqlite_", "pg_"];
+const RESERVED_FIELD_NAMES = new Set(["id"]);
 /** Names Prisma refuses for a model: its scalar types and its client. */
-export const RESERVED_MODEL_NAMES = new Set(
+const RESERVED_MODEL_NAMES = new Set(
   "String Int Float Boolean DateTime Json Bytes Decimal BigInt Unsupported Prisma PrismaClient".split(" "),
 );
 
 /** Largest id and integer the generated servers accept (a 32-bit signed integer, Prisma's Int). */
-export const MAX_INTEGER = 2147483647;
+const MAX_INTEGER = 2147483647;
 
 const TEXT_TYPES: ReadonlySet<FieldType> = new Set(["TEXT", "EMAIL", "PHONE", "PARAGRAPH"]);
 
@@ -212,7 +212,7 @@ function strings(value: unknown): string[] {
 }
 
 /** The candidate within two edits of `word` (or equal but for case), if there is exactly one best. */
-export function closest(word: string, candidates: Iterable<string>): string | undefined {
+function closest(word: string, candidates: Iterable<string>): string | undefined {
   let best: string | undefined;
   let bestDistance = 3;
   for (const candidate of candidates) {

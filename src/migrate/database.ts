@@ -5,7 +5,7 @@ import pg from "pg";
 import type { Database as DatabaseKind } from "../manifest/schema.ts";
 
 /** The file of a SQLite URL, relative paths taken from the server's directory (where it runs). */
-export function sqlitePath(url: string, outDir: string): string {
+function sqlitePath(url: string, outDir: string): string {
   const path = url.replace(/^file:/, "");
   return isAbsolute(path) ? path : resolve(outDir, path);
 }

@@ -85,7 +85,7 @@ function fieldDefault(value: string | number | boolean): FieldDefault {
   return value === "now" ? { kind: "now" } : { kind: "value", value };
 }
 
-export function valueKind(type: FieldType, integer: boolean): ValueKind {
+function valueKind(type: FieldType, integer: boolean): ValueKind {
   switch (type) {
     case "NUMBER":
       return integer ? "integer" : "float";

@@ -12,7 +12,7 @@ const PRISMA_CLI = require.resolve("prisma/build/index.js");
 const DIFF_CONFIG = packagePath("src", "prisma", "diff.config.mjs");
 
 /** Runs the Prisma CLI that tablegen depends on; a failure becomes a UserError with Prisma's words. */
-export async function runPrisma(
+async function runPrisma(
   args: string[],
   options: { cwd: string; env?: Record<string, string> },
 ): Promise<string> {
@@ -31,7 +31,7 @@ export async function runPrisma(
 }
 
 /** The error Prisma reports, without its banners and warnings. */
-export function prismaError(output: string): string {
+function prismaError(output: string): string {
   const lines = output.split("\n");
   const start = lines.findIndex((line) => line.startsWith("Error"));
   if (start === -1) return output.trim();

@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { fileTree, type FileTree } from "./file-tree.ts";
 
 /** The list of files a generation wrote, kept in the output so the next one can remove stale ones. */
-export const OWNED_FILES = ".tablegen-files";
+const OWNED_FILES = ".tablegen-files";
 
 export interface Difference {
   path: string;
