@@ -1,10 +1,7 @@
-import { join } from "node:path";
-import Database from "better-sqlite3";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { generateExample } from "./helpers/generate.ts";
-import { createDatabase } from "./helpers/pg-database.ts";
 import { client, failure, type Client } from "./helpers/http.ts";
+import { liveDatabase, type LiveDatabase } from "./helpers/live-db.ts";
 import { migrate, startServer, type RunningServer } from "./helpers/server.ts";
 
 // The generated blog server, migrated into a fresh SQLite file or PostgreSQL database and run as a
@@ -16,8 +13,8 @@ const BODY_LIMIT = 4096;
 
 let server: RunningServer;
 let api: Client;
-/** Runs SQL on the server's database from outside the API. */
-let sql: (statement: string) => Promise<void>;
+/** The server's database, for what a test does behind the API's back. */
+let db: LiveDatabase;
 
 type Envelope<T = Record<string, unknown>> = { success: boolean; message: string; data: T };
 
@@ -34,22 +31,10 @@ const postgresUrl = inject("postgresUrl");
 for (const database of ["sqlite", "postgresql"] as const) {
   describe.skipIf(database === "postgresql" && !postgresUrl)(`the generated blog server on ${database}`, () => {
     beforeAll(async () => {
-      const url = database === "sqlite" ? "file:./e2e.db" : await createDatabase(postgresUrl, "e2e");
-      const env = { DATABASE_URL: url, API_SIGNATURE_KEY: KEYS.join(","), BODY_LIMIT: String(BODY_LIMIT) };
       const { dir } = await generateExample("blog", database);
+      db = await liveDatabase(database, dir, postgresUrl);
+      const env = { DATABASE_URL: db.url, API_SIGNATURE_KEY: KEYS.join(","), BODY_LIMIT: String(BODY_LIMIT) };
       await migrate(dir, env);
-      sql = async (statement) => {
-        if (database === "sqlite") {
-          const db = new Database(join(dir, "e2e.db"));
-          db.exec(statement);
-          db.close();
-        } else {
-          const db = new pg.Client({ connectionString: url });
-          await db.connect();
-          await db.query(statement);
-          await db.end();
-        }
-      };
       server = await startServer(dir, env);
       api = client(`${server.url}/blog`, KEYS[0]);
     });
@@ -463,12 +448,14 @@ for (const database of ["sqlite", "postgresql"] as const) {
       it("refuses a delete that a table outside the manifest restricts, without naming it", async () => {
         const user = await createUser();
         const id = database === "sqlite" ? "INTEGER PRIMARY KEY" : "SERIAL PRIMARY KEY";
-        await sql(`CREATE TABLE audit (id ${id}, user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE RESTRICT)`);
-        await sql(`INSERT INTO audit (user_id) VALUES (${user.id})`);
+        await db.exec(
+          `CREATE TABLE audit (id ${id}, user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE RESTRICT)`,
+        );
+        await db.exec(`INSERT INTO audit (user_id) VALUES (${user.id})`);
         const answer = await api.del(`/users/v1/delete/${user.id}`);
         expect(answer.status).toBe(409);
         expect(answer.body).toEqual(failure("Record is referenced by other records"));
-        await sql("DROP TABLE audit");
+        await db.exec("DROP TABLE audit");
         expect((await api.del(`/users/v1/delete/${user.id}`)).status).toBe(200);
       });
 
