@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { emitServer } from "../../src/emit/index.ts";
@@ -8,6 +8,7 @@ import { buildModel } from "../../src/model/build.ts";
 import type { Model } from "../../src/model/types.ts";
 import type { FileTree } from "../../src/tree/file-tree.ts";
 import { writeServer } from "../../src/write-server.ts";
+import { runRoot } from "./run-root.ts";
 
 export const REPO = fileURLToPath(new URL("../../", import.meta.url));
 export const EXAMPLES = join(REPO, "examples");
@@ -28,13 +29,12 @@ export async function exampleTree(
 }
 
 /**
- * A scratch directory inside the repository (ignored by git), so that generated servers resolve
- * their dependencies from the repository's node_modules, as a user's would after `npm install`.
+ * A scratch directory in the test run's root under the OS temp dir (removed when the run ends),
+ * beside a link to the repository's node_modules: generated servers resolve their dependencies
+ * from it, as a user's would after `npm install`.
  */
 export async function scratchDir(prefix: string): Promise<string> {
-  const root = join(REPO, ".tmp");
-  await mkdir(root, { recursive: true });
-  return mkdtemp(join(root, `${prefix}-`));
+  return mkdtemp(join(runRoot(), `${prefix}-`));
 }
 
 /** Generates an example (on another database if asked) into a fresh scratch directory, with its first migration. */
