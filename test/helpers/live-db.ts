@@ -23,8 +23,13 @@ export async function liveDatabase(
   serverDir: string,
   postgresUrl: string,
 ): Promise<LiveDatabase> {
+  if (database === "sqlite") return liveDatabaseAt(database, "file:./live.db", join(serverDir, "live.db"));
+  return liveDatabaseAt(database, await createDatabase(postgresUrl, "live"));
+}
+
+/** The database at `url`; for SQLite, its file (by default the URL's path). */
+export function liveDatabaseAt(database: DatabaseKind, url: string, file = url.slice("file:".length)): LiveDatabase {
   if (database === "sqlite") {
-    const file = join(serverDir, "live.db");
     const withDb = async <T>(work: (db: Database.Database) => T): Promise<T> => {
       const db = new Database(file);
       try {
@@ -35,14 +40,13 @@ export async function liveDatabase(
     };
     return {
       database,
-      url: "file:./live.db",
+      url,
       exec: (sql) => withDb((db) => void db.exec(sql)),
       value: (sql) => withDb((db) => db.prepare(sql).pluck().get()),
       columns: (table) =>
         withDb((db) => (db.pragma(`table_info(${table})`) as { name: string }[]).map((column) => column.name)),
     };
   }
-  const url = await createDatabase(postgresUrl, "live");
   const withClient = async <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => {
     const client = new pg.Client({ connectionString: url });
     await client.connect();

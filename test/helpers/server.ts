@@ -31,6 +31,18 @@ export async function startServer(
   script = "dist/server.js",
 ): Promise<RunningServer> {
   await transpile(dir);
+  return startTranspiled(dir, env, script);
+}
+
+/**
+ * Starts a server that is transpiled already, as `npm run start:prod` does: a shared example
+ * (test/helpers/shared-examples.ts), which is transpiled once and never written to again.
+ */
+export async function startTranspiled(
+  dir: string,
+  env: Record<string, string>,
+  script = "dist/server.js",
+): Promise<RunningServer> {
   const [node, ...args] = START;
   const child = execa(node, [...args.slice(0, -1), script], {
     cwd: dir,
