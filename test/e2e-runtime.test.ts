@@ -5,20 +5,29 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO, generateExample } from "./helpers/generate.ts";
+import { scratchDir } from "./helpers/generate.ts";
 import { client, failure } from "./helpers/http.ts";
-import { START, migrate, startServer, transpile, type RunningServer } from "./helpers/server.ts";
+import { START, startTranspiled, type RunningServer } from "./helpers/server.ts";
+import { exampleDatabase, sharedExample } from "./helpers/shared-examples.ts";
 
 // How the generated server runs: start-up checks, HTTPS, CORS, unexpected errors, shutdown,
 // WAL, and Prisma Client reading and writing the same rows as the generated routes.
 
 const KEY = "runtime-key";
+/** The shared blog server: transpiled, with its Prisma Client generated; never written to. */
 let dir: string;
+/** The database the servers run on: a copy of the one `npm run migrate` made for the shared server. */
+let database: string;
+/** The shared crm server (PostgreSQL). */
+let crm: string;
 const servers: RunningServer[] = [];
 
 beforeAll(async () => {
-  ({ dir } = await generateExample("blog"));
-  await migrate(dir, { DATABASE_URL: "file:./runtime.db" }); // transpiles too, as `npm start` does
+  [{ dir }, { url: database }, { dir: crm }] = await Promise.all([
+    sharedExample("blog"),
+    exampleDatabase("blog"),
+    sharedExample("crm"),
+  ]);
 });
 
 afterAll(async () => {
@@ -26,7 +35,7 @@ afterAll(async () => {
 });
 
 async function start(env: Record<string, string> = {}): Promise<RunningServer> {
-  const server = await startServer(dir, { DATABASE_URL: "file:./runtime.db", API_SIGNATURE_KEY: KEY, ...env });
+  const server = await startTranspiled(dir, { DATABASE_URL: database, API_SIGNATURE_KEY: KEY, ...env });
   servers.push(server);
   return server;
 }
@@ -38,7 +47,7 @@ async function refusedStart(cwd: string, env: Record<string, string>) {
 
 describe("start-up", () => {
   it("refuses to start without an API signature key", async () => {
-    const result = await refusedStart(dir, { DATABASE_URL: "file:./runtime.db", API_SIGNATURE_KEY: " , " });
+    const result = await refusedStart(dir, { DATABASE_URL: database, API_SIGNATURE_KEY: " , " });
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain(
       "API_SIGNATURE_KEY is not set: the server will not start without an API signature key",
@@ -65,22 +74,20 @@ describe("start-up", () => {
       'Cannot start: DATABASE_URL must be a file: URL for SQLite, not "postgresql://localhost/blog"',
     ],
   ])("refuses to start with %j, saying why", async (settings, message) => {
-    const result = await refusedStart(dir, { DATABASE_URL: "file:./runtime.db", API_SIGNATURE_KEY: KEY, ...settings });
+    const result = await refusedStart(dir, { DATABASE_URL: database, API_SIGNATURE_KEY: KEY, ...settings });
     expect(result.exitCode).toBe(1);
     expect(result.stderr.startsWith(message)).toBe(true);
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
   it("refuses to start a PostgreSQL server without DATABASE_URL", { timeout: 60_000 }, async () => {
-    const { dir: crm } = await generateExample("crm");
-    await transpile(crm);
     const result = await refusedStart(crm, { DATABASE_URL: "", API_SIGNATURE_KEY: KEY });
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toBe("Cannot start: DATABASE_URL is not set: give the PostgreSQL database to use");
   });
 
   it("leaves the database in WAL mode after npm run migrate", () => {
-    const db = new Database(join(dir, "runtime.db"), { readonly: true });
+    const db = new Database(database.slice("file:".length), { readonly: true });
     expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
     db.close();
   });
@@ -88,8 +95,9 @@ describe("start-up", () => {
 
 describe("HTTPS", () => {
   it("serves HTTPS when TLS_CERT_FILE and TLS_KEY_FILE are set", async () => {
-    const cert = join(dir, "cert.pem");
-    const key = join(dir, "key.pem");
+    const scratch = await scratchDir("runtime-tls");
+    const cert = join(scratch, "cert.pem");
+    const key = join(scratch, "key.pem");
     execFileSync(
       "openssl",
       [
@@ -158,9 +166,9 @@ describe("CORS", () => {
 
 describe("unexpected errors", () => {
   it("answer 500 with nothing but the envelope, and log the details", async () => {
-    await migrate(dir, { DATABASE_URL: "file:./broken.db" });
-    const server = await start({ LOG_LEVEL: "error", DATABASE_URL: "file:./broken.db" });
-    const db = new Database(join(dir, "broken.db"));
+    const broken = await exampleDatabase("blog");
+    const server = await start({ LOG_LEVEL: "error", DATABASE_URL: broken.url });
+    const db = new Database(broken.url.slice("file:".length));
     db.exec('DROP TABLE "comments"');
     db.close();
     const answer = await client(`${server.url}/blog`, KEY).get("/comments/v2/list");
@@ -209,10 +217,7 @@ describe("graceful shutdown", () => {
 
 describe("Prisma Client on the same database", () => {
   it("reads what the routes wrote, and the routes read what it wrote", async () => {
-    await execa(process.execPath, [join(REPO, "node_modules/prisma/build/index.js"), "generate"], {
-      cwd: dir,
-      env: { DATABASE_URL: "file:./runtime.db" },
-    });
+    // The shared server's Prisma Client is generated (`prisma generate`, as `npm install` runs it).
     const server = await start();
     const api = client(`${server.url}/blog`, KEY);
     const user = (
@@ -225,9 +230,8 @@ describe("Prisma Client on the same database", () => {
     const post = (await api.post("/posts/v1/create", { title: "From routes", user_id: user.data.id, published: true }))
       .body as { data: { id: number } };
 
-    const previous = process.cwd();
-    process.chdir(dir);
-    process.env.DATABASE_URL = "file:./runtime.db";
+    const previous = process.env.DATABASE_URL;
+    process.env.DATABASE_URL = database;
     try {
       const { prisma } = await import(join(dir, "src/prisma.ts"));
       const seen = await prisma.users.findUnique({ where: { id: user.data.id }, include: { posts: true } });
@@ -266,7 +270,8 @@ describe("Prisma Client on the same database", () => {
         name: "From Prisma",
       });
     } finally {
-      process.chdir(previous);
+      if (previous === undefined) delete process.env.DATABASE_URL;
+      else process.env.DATABASE_URL = previous;
     }
   });
 });

@@ -1,8 +1,7 @@
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { generateExample } from "./helpers/generate.ts";
 import { client } from "./helpers/http.ts";
-import { createDatabase } from "./helpers/pg-database.ts";
-import { migrate, startServer, type RunningServer } from "./helpers/server.ts";
+import { startTranspiled, type RunningServer } from "./helpers/server.ts";
+import { exampleDatabase, sharedExample } from "./helpers/shared-examples.ts";
 
 // Servers that scale out: several processes on one database, each with nothing of its own to share.
 
@@ -21,11 +20,10 @@ describe.skipIf(!postgresUrl)("two server processes on one PostgreSQL database",
     "store 400 concurrent creates split between them, each once, with distinct ids",
     { timeout: 120_000 },
     async () => {
-      const url = await createDatabase(postgresUrl, "scale");
+      const { url } = await exampleDatabase("blog", "postgresql");
       const env = { DATABASE_URL: url, API_SIGNATURE_KEY: KEY, DATABASE_POOL_SIZE: "5" };
-      const { dir } = await generateExample("blog", "postgresql");
-      await migrate(dir, env);
-      const pair = await Promise.all([startServer(dir, env), startServer(dir, env)]);
+      const { dir } = await sharedExample("blog", "postgresql");
+      const pair = await Promise.all([startTranspiled(dir, env), startTranspiled(dir, env)]);
       servers.push(...pair);
       const apis = pair.map((server) => client(`${server.url}/blog`, KEY));
 
@@ -50,10 +48,10 @@ describe.skipIf(!postgresUrl)("two server processes on one PostgreSQL database",
 
 describe("npm run cluster", () => {
   it("serves from several worker processes on one port and stops on SIGTERM", { timeout: 90_000 }, async () => {
-    const env = { DATABASE_URL: "file:./cluster.db", API_SIGNATURE_KEY: KEY, WORKERS: "2" };
-    const { dir } = await generateExample("tasks");
-    await migrate(dir, env);
-    const cluster = await startServer(dir, env, "dist/cluster.js");
+    const { url } = await exampleDatabase("tasks");
+    const env = { DATABASE_URL: url, API_SIGNATURE_KEY: KEY, WORKERS: "2" };
+    const { dir } = await sharedExample("tasks");
+    const cluster = await startTranspiled(dir, env, "dist/cluster.js");
     const api = client(`${cluster.url}/tasks`, KEY);
     const answers = await Promise.all(
       Array.from({ length: 50 }, (_, i) => api.post("/tasks/v1/create", { title: `t${i}` })),

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { generateExample } from "./helpers/generate.ts";
 import { client, failure, type Client } from "./helpers/http.ts";
-import { liveDatabase, type LiveDatabase } from "./helpers/live-db.ts";
-import { migrate, startServer, type RunningServer } from "./helpers/server.ts";
+import type { LiveDatabase } from "./helpers/live-db.ts";
+import { startTranspiled, type RunningServer } from "./helpers/server.ts";
+import { exampleDatabase, sharedExample } from "./helpers/shared-examples.ts";
 
-// The generated blog server, migrated into a fresh SQLite file or PostgreSQL database and run as a
+// The generated blog server, on a migrated database of its own (SQLite or PostgreSQL), run as a
 // child process; every request goes over a real socket. CONTRACT.md §3 is the reference for every
 // assertion, and the same assertions hold on both databases.
 
@@ -31,11 +31,10 @@ const postgresUrl = inject("postgresUrl");
 for (const database of ["sqlite", "postgresql"] as const) {
   describe.skipIf(database === "postgresql" && !postgresUrl)(`the generated blog server on ${database}`, () => {
     beforeAll(async () => {
-      const { dir } = await generateExample("blog", database);
-      db = await liveDatabase(database, dir, postgresUrl);
+      const { dir } = await sharedExample("blog", database);
+      db = await exampleDatabase("blog", database);
       const env = { DATABASE_URL: db.url, API_SIGNATURE_KEY: KEYS.join(","), BODY_LIMIT: String(BODY_LIMIT) };
-      await migrate(dir, env);
-      server = await startServer(dir, env);
+      server = await startTranspiled(dir, env);
       api = client(`${server.url}/blog`, KEYS[0]);
     });
 

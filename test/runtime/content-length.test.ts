@@ -1,9 +1,8 @@
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { generateExample } from "../helpers/generate.ts";
 import { failure } from "../helpers/http.ts";
-import { migrate } from "../helpers/server.ts";
+import { exampleDatabase, sharedExample } from "../helpers/shared-examples.ts";
 
 // A body shorter than its Content-Length cannot reach the server over a socket (Node's parser waits
 // for the rest), so this one error answer is checked in process, with Fastify's request injection
@@ -13,13 +12,12 @@ const KEY = "content-length-key";
 let app: FastifyInstance;
 
 beforeAll(async () => {
-  const { dir } = await generateExample("blog");
-  const env = { DATABASE_URL: "file:./content-length.db", API_SIGNATURE_KEY: KEY };
-  await migrate(dir, env);
+  const { dir } = await sharedExample("blog");
+  const { url } = await exampleDatabase("blog");
   const { loadConfig } = await import(join(dir, "src/config.ts"));
   const { openDatabase } = await import(join(dir, "src/db.ts"));
   const { buildApp } = await import(join(dir, "src/app.ts"));
-  const config = loadConfig({ ...env, DATABASE_URL: `file:${join(dir, "content-length.db")}`, LOG_LEVEL: "silent" });
+  const config = loadConfig({ DATABASE_URL: url, API_SIGNATURE_KEY: KEY, LOG_LEVEL: "silent" });
   app = await buildApp(config, openDatabase(config));
 });
 

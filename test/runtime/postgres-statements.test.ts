@@ -1,8 +1,6 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { generateExample } from "../helpers/generate.ts";
-import { createDatabase } from "../helpers/pg-database.ts";
-import { migrate } from "../helpers/server.ts";
+import { exampleDatabase, sharedExample } from "../helpers/shared-examples.ts";
 
 // The generated PostgreSQL store runs named prepared statements: each pooled connection prepares a
 // statement the first time it runs it and reuses it afterwards. The generated modules are imported
@@ -85,9 +83,8 @@ const backendPid = async () => (await pool.query<{ pid: number }>("SELECT pg_bac
 
 describe.skipIf(!postgresUrl)("prepared statements on PostgreSQL", () => {
   beforeAll(async () => {
-    const url = await createDatabase(postgresUrl, "statements");
-    const { dir } = await generateExample("crm");
-    await migrate(dir, { DATABASE_URL: url });
+    const { url } = await exampleDatabase("crm");
+    const { dir } = await sharedExample("crm");
     const { loadConfig } = await import(join(dir, "src/config.ts"));
     const { openDatabase } = await import(join(dir, "src/db.ts"));
     const { openStore } = await import(join(dir, "src/store.ts"));

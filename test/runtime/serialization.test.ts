@@ -1,9 +1,8 @@
-import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateExample } from "../helpers/generate.ts";
 import { client, type Client } from "../helpers/http.ts";
-import { migrate, startServer, type RunningServer } from "../helpers/server.ts";
+import { startTranspiled, type RunningServer } from "../helpers/server.ts";
+import { exampleDatabase, sharedExample } from "../helpers/shared-examples.ts";
 
 // What the generated server's compiled response serializers write, checked on the raw response
 // text over real HTTP (the SQLite blog example), against CONTRACT.md §3 "Records": objects keyed by
@@ -29,12 +28,12 @@ async function created(path: string, body: Record<string, unknown>): Promise<Rec
 }
 
 beforeAll(async () => {
-  const { dir } = await generateExample("blog");
-  const env = { DATABASE_URL: "file:./serialization.db", API_SIGNATURE_KEY: KEY };
-  await migrate(dir, env);
-  server = await startServer(dir, env);
+  const { dir } = await sharedExample("blog");
+  const { url } = await exampleDatabase("blog");
+  const env = { DATABASE_URL: url, API_SIGNATURE_KEY: KEY };
+  server = await startTranspiled(dir, env);
   api = client(`${server.url}/blog`, KEY);
-  db = new Database(join(dir, "serialization.db"));
+  db = new Database(url.slice("file:".length));
 });
 
 afterAll(async () => {

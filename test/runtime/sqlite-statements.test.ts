@@ -1,8 +1,7 @@
 import { join } from "node:path";
 import type Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateExample } from "../helpers/generate.ts";
-import { migrate } from "../helpers/server.ts";
+import { exampleDatabase, sharedExample } from "../helpers/shared-examples.ts";
 
 // The generated SQLite store prepares every statement once, when it is opened, and reuses those
 // statement objects for every call. The generated modules are imported in process and run against
@@ -102,12 +101,12 @@ function workload(round: number) {
 }
 
 beforeAll(async () => {
-  const { dir } = await generateExample("blog");
-  await migrate(dir, { DATABASE_URL: "file:./statements.db" });
+  const { dir } = await sharedExample("blog");
+  const { url } = await exampleDatabase("blog");
   const { loadConfig } = await import(join(dir, "src/config.ts"));
   const { openDatabase } = await import(join(dir, "src/db.ts"));
   const { openStore } = await import(join(dir, "src/store.ts"));
-  db = openDatabase(loadConfig({ DATABASE_URL: `file:${join(dir, "statements.db")}`, API_SIGNATURE_KEY: "key" }));
+  db = openDatabase(loadConfig({ DATABASE_URL: url, API_SIGNATURE_KEY: "key" }));
   observe(db);
   store = openStore(db);
 });
