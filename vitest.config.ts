@@ -5,6 +5,12 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     // The run's scratch root under the OS temp dir, then its PostgreSQL server.
     globalSetup: ["test/setup/run-root.ts", "test/setup/postgres.ts"],
+    // Test files run side by side, each in its own process: most of their time is spent waiting on
+    // child processes (the CLI, Prisma, generated servers) and databases, not on the CPU. Each file
+    // uses its own scratch directories, databases and ports, and shares only the prepared examples
+    // (test/helpers/shared-examples.ts), which are never written to once ready.
+    pool: "forks",
+    maxWorkers: 4,
     testTimeout: 30_000,
     hookTimeout: 120_000,
   },
