@@ -3,7 +3,7 @@ import { readdir, rm } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { check } from "prettier";
 import { describe, expect, it } from "vitest";
-import { withOwnedList } from "../src/tree/writer.ts";
+import { withOwnedList } from "../src/tree/file-tree.ts";
 import { REPO, exampleTree } from "./helpers/generate.ts";
 
 // The generated tree of every example is kept under test/golden/<example>/ as real files.

@@ -1,7 +1,7 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, type OpenAI } from "openai";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { UserError } from "../errors.ts";
-import { modelFromText } from "../manifest/index.ts";
+import { compileManifest } from "../model/index.ts";
 import { formatPath, ManifestError } from "../manifest/validate.ts";
 import type { Database, RawManifest } from "../manifest/schema.ts";
 import { repairMessage, SYSTEM_PROMPT } from "./prompt.ts";
@@ -134,7 +134,7 @@ function check(data: unknown, settings: DraftSettings): Omit<Draft, "repairs" | 
   const overridden = isRecord(manifest) ? { ...manifest, ...definedOnly(settings.overrides ?? {}) } : manifest;
   const text = manifestText(overridden, settings.file, settings.comment);
   try {
-    modelFromText(settings.file, text);
+    compileManifest(settings.file, text);
   } catch (error) {
     if (error instanceof ManifestError) {
       // Each problem is located in a text the model never saw: its path says where.

@@ -14,7 +14,7 @@ import {
 } from "../ai/generate.ts";
 import { summary } from "../ai/summary.ts";
 import { UserError } from "../errors.ts";
-import { shownPath } from "./init.ts";
+import { shownPath } from "./paths.ts";
 
 /** The options of `tablegen ai` (and of `init --ai`, which writes to its own tablegen.yaml). */
 export interface AiOptions {

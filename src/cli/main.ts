@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { Command, CommanderError, Option } from "commander";
 import { UserError } from "../errors.ts";
-import { packagePath } from "../paths.ts";
+import { packagePath } from "./paths.ts";
 import type { AiCommandOptions } from "./ai.ts";
 import type { MigrateOptions } from "./migrate.ts";
 
@@ -42,7 +42,8 @@ function program(outcome: Outcome): Command {
     .option("--force", "overwrite an existing tablegen.yaml or .env")
     .action(async (dir: string, options) => {
       // Commands load their modules when they run, so that --help and usage errors answer fast.
-      const { init, shownPath } = await import("./init.ts");
+      const { init } = await import("./init.ts");
+      const { shownPath } = await import("./paths.ts");
       const written = await init(dir, options, Boolean(process.stdin.isTTY));
       console.log(`Wrote ${written.map((path) => shownPath(path)).join(", ")}`);
       const cd = resolve(dir) === process.cwd() ? "" : `cd ${shownPath(resolve(dir))} && `;
@@ -61,7 +62,7 @@ function program(outcome: Outcome): Command {
     .option("--force", "overwrite an existing manifest")
     .action(async (prompt: string, options: AiCommandOptions) => {
       const { ai } = await import("./ai.ts");
-      const { shownPath } = await import("./init.ts");
+      const { shownPath } = await import("./paths.ts");
       const written = await ai(prompt, options, Boolean(process.stdin.isTTY));
       const shown = shownPath(written);
       console.log(`Wrote ${shown}`);

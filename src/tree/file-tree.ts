@@ -10,3 +10,12 @@ export function fileTree(entries: Iterable<readonly [string, string]>): FileTree
   }
   return tree;
 }
+
+/** The list of files a generation wrote, kept in the output so the next one can remove stale ones. */
+export const OWNED_FILES = ".tablegen-files";
+
+/** The tree with its own file list added: what is written and what --check compares. */
+export function withOwnedList(tree: FileTree): FileTree {
+  const paths = [...tree.keys(), OWNED_FILES].sort();
+  return fileTree([...tree, [OWNED_FILES, paths.join("\n") + "\n"]]);
+}
