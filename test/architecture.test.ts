@@ -44,7 +44,8 @@ function modules(): Map<string, Module> {
         else if (!typeOnly) packages.push(specifier.text);
       }
       // Dynamic imports (the CLI's lazily loaded commands) count too.
-      for (const match of source.text.matchAll(/\bimport\("(\.[^"]+)"\)/g)) local.push(resolve(dirname(file), match[1]!));
+      for (const match of source.text.matchAll(/\bimport\("(\.[^"]+)"\)/g))
+        local.push(resolve(dirname(file), match[1]!));
       return [file, { path: relative(REPO, file), packages, local }];
     }),
   );
@@ -102,7 +103,9 @@ describe("the architecture", () => {
 
   it("never imports from templates/: templates are data the CLI reads", () => {
     const found = [...all.values()].flatMap((module) =>
-      module.local.filter((file) => relative(REPO, file).startsWith("templates/")).map((file) => `${module.path} → ${file}`),
+      module.local
+        .filter((file) => relative(REPO, file).startsWith("templates/"))
+        .map((file) => `${module.path} → ${file}`),
     );
     expect(found).toEqual([]);
   });
@@ -135,7 +138,9 @@ describe("the architecture", () => {
       }
     }
     const dependsOn = (from: string, to: string, seen = new Set<string>()): boolean =>
-      [...(edges.get(from) ?? [])].some((next) => next === to || (!seen.has(next) && seen.add(next) && dependsOn(next, to, seen)));
+      [...(edges.get(from) ?? [])].some(
+        (next) => next === to || (!seen.has(next) && seen.add(next) && dependsOn(next, to, seen)),
+      );
     const cycles = [...edges].flatMap(([from, targets]) =>
       [...targets].filter((to) => dependsOn(to, from)).map((to) => `${from} ⇄ ${to}`),
     );

@@ -77,7 +77,8 @@ describe.each(fixtures)("golden files of $name", (fixture) => {
     const config = prettierConfig(loadSources());
     const unformatted: string[] = [];
     for (const [path, content] of await generated(fixture)) {
-      if (/\.(ts|json|md)$/.test(path) && !(await check(content, { ...config, filepath: path }))) unformatted.push(path);
+      if (/\.(ts|json|md)$/.test(path) && !(await check(content, { ...config, filepath: path })))
+        unformatted.push(path);
     }
     expect(unformatted).toEqual([]);
   });

@@ -77,5 +77,11 @@ export async function generateServer(
   const [tree, sql] = await Promise.all([emit(model, manifestFile), diff]);
   if (sql === undefined) return { tree };
   const name = migrationFolderName("init", [], new Date());
-  return { tree, migration: { dir: `prisma/migrations/${name}`, files: emitMigration({ name, sql, schema, manifest }, target, true) } };
+  return {
+    tree,
+    migration: {
+      dir: `prisma/migrations/${name}`,
+      files: emitMigration({ name, sql, schema, manifest }, target, true),
+    },
+  };
 }

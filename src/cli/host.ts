@@ -54,7 +54,10 @@ export function readUserFile(file: string, what: string, missing: string): strin
 
 /** A manifest file, validated, and its model. */
 export function readManifestFile(file: string): Compiled {
-  return compileManifest(file, readUserFile(file, "a manifest file", 'manifest not found (run "tablegen init" to create one)'));
+  return compileManifest(
+    file,
+    readUserFile(file, "a manifest file", 'manifest not found (run "tablegen init" to create one)'),
+  );
 }
 
 /** Migration folders of a server, oldest first. */

@@ -41,7 +41,9 @@ export async function migrate(
   if (stale.length > 0)
     log(`Warning: ${shown} is not up to date with ${options.manifest}; run "tablegen generate" too.`);
 
-  const url = databaseUrlFor(options.manifest) ?? (model.database === "sqlite" ? target.defaultDatabaseUrl(model.project) : undefined);
+  const url =
+    databaseUrlFor(options.manifest) ??
+    (model.database === "sqlite" ? target.defaultDatabaseUrl(model.project) : undefined);
   if (!url && !options.createOnly)
     throw new UserError("DATABASE_URL is not set, in the environment or in the .env beside the manifest");
 

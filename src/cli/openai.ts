@@ -38,7 +38,8 @@ export function openaiCompletion(options: {
 
 /** An error of the SDK (HTTP, network, timeout) → one clear message. */
 function serverError(error: unknown, baseURL: string, timeoutSeconds: number): unknown {
-  if (error instanceof APIConnectionTimeoutError) return new UserError(`the model did not answer within ${timeoutSeconds} s`);
+  if (error instanceof APIConnectionTimeoutError)
+    return new UserError(`the model did not answer within ${timeoutSeconds} s`);
   if (error instanceof APIConnectionError) {
     const reason = connectionReason(error);
     return new UserError(`cannot reach the model server at ${baseURL}${reason ? ` (${reason})` : ""}`);

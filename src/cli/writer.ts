@@ -77,8 +77,10 @@ export function compareTree(outDir: string, tree: FileTree): Difference[] {
   const differences: Difference[] = [];
   for (const [path, content] of full) {
     const current = contentOf(join(outDir, path));
-    if (current === undefined) differences.push({ path, status: "missing", diff: unifiedDiff(path, undefined, content) });
-    else if (current !== content) differences.push({ path, status: "differs", diff: unifiedDiff(path, current, content) });
+    if (current === undefined)
+      differences.push({ path, status: "missing", diff: unifiedDiff(path, undefined, content) });
+    else if (current !== content)
+      differences.push({ path, status: "differs", diff: unifiedDiff(path, current, content) });
   }
   for (const path of ownedFiles(outDir)) {
     const current = contentOf(join(outDir, path));

@@ -72,7 +72,8 @@ function emitFiles(model: Model, sources: Sources): FileTree {
   };
 
   for (const [path, template] of Object.entries(SHARED_FILES)) add(path, sourceOf(sources, `server/${template}`));
-  for (const [path, file] of Object.entries(target.files)) add(path, sourceOf(sources, `server/${model.database}/${file}`));
+  for (const [path, file] of Object.entries(target.files))
+    add(path, sourceOf(sources, `server/${model.database}/${file}`));
   for (const [path, name] of Object.entries({ ...RUNTIME_FILES, ...target.runtimeFiles })) add(path, runtime(name));
 
   const project = { project: model.project, databaseUrl: target.defaultDatabaseUrl(model.project) };
@@ -105,7 +106,10 @@ function emitFiles(model: Model, sources: Sources): FileTree {
 
   for (const table of model.tables) {
     add(`src/schemas/${table.name}.ts`, render("server/schemas.ts.hbs", schemasContext(table)));
-    add(`src/tables/${table.name}.ts`, render(`server/${model.database}/table.ts.hbs`, target.tableContext(table, model)));
+    add(
+      `src/tables/${table.name}.ts`,
+      render(`server/${model.database}/table.ts.hbs`, target.tableContext(table, model)),
+    );
     add(
       `src/routes/${table.name}.ts`,
       render("server/table-routes.ts.hbs", { ...tableNames(table.name), project: model.project, async: target.async }),

@@ -25,11 +25,19 @@ export interface Migration {
 export function emitMigration(migration: Migration, target: Target, first: boolean): FileTree {
   const dir = `${MIGRATIONS}/${migration.name}`;
   return fileTree([
-    [`${dir}/migration.sql`, `-- Written by tablegen: a migration never changes once applied.\n${target.migrationScript(migration.sql)}`],
+    [
+      `${dir}/migration.sql`,
+      `-- Written by tablegen: a migration never changes once applied.\n${target.migrationScript(migration.sql)}`,
+    ],
     [`${dir}/schema.prisma`, migration.schema],
     [`${dir}/${SNAPSHOT}`, JSON.stringify(migration.manifest, null, 2) + "\n"],
     ...(first
-      ? [[`${MIGRATIONS}/migration_lock.toml`, `# Written by tablegen; Prisma checks it.\nprovider = "${target.provider}"\n`] as const]
+      ? [
+          [
+            `${MIGRATIONS}/migration_lock.toml`,
+            `# Written by tablegen; Prisma checks it.\nprovider = "${target.provider}"\n`,
+          ] as const,
+        ]
       : []),
   ]);
 }

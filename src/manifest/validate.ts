@@ -75,7 +75,10 @@ const TYPE_HINTS: Record<string, string> = {
 
 /** Checks the manifest's structure and every rule of CONTRACT.md §2; returns zod's parsed manifest. */
 export function validateManifest(source: ManifestSource): RawManifest {
-  const parsed = source.data === null || source.data === undefined ? undefined : manifestSchema.safeParse(source.data, { reportInput: true });
+  const parsed =
+    source.data === null || source.data === undefined
+      ? undefined
+      : manifestSchema.safeParse(source.data, { reportInput: true });
   const structure = structureProblems(source.data, parsed);
   // A value the schema already refused is not judged again by the rules.
   const refused = new Set(structure.map(({ path }) => formatPath(path)));

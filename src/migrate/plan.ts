@@ -30,7 +30,10 @@ export interface MigrationPlan {
  * What a manifest change does to the database: renames, risks to data, and what is refused.
  * `previous` is the (validated) manifest of the latest migration, `next` the manifest now and its model.
  */
-export function planMigration(previous: RawManifest | undefined, next: { manifest: RawManifest; model: Model }): MigrationPlan {
+export function planMigration(
+  previous: RawManifest | undefined,
+  next: { manifest: RawManifest; model: Model },
+): MigrationPlan {
   const renamedManifest = structuredClone(previous ?? { ...next.manifest, tables: {} });
   const renames = applyRenames(renamedManifest, next.manifest);
   const before = buildModel(renamedManifest);

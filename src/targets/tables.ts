@@ -67,7 +67,9 @@ export function tableContext(table: Table, storage: Storage) {
   });
   const id = storage.single;
   const from = `FROM ${quote(table.name)}`;
-  const referrers = new Map(table.referencedBy.map((reference) => [`${reference.table}.${reference.field}`, reference]));
+  const referrers = new Map(
+    table.referencedBy.map((reference) => [`${reference.table}.${reference.field}`, reference]),
+  );
   return {
     ...names,
     uuid: table.id === "uuid",
@@ -91,7 +93,13 @@ export function tableContext(table: Table, storage: Storage) {
     },
     references: table.fields.flatMap((field) =>
       field.relation
-        ? [{ field: field.name, table: field.relation.table, sql: `SELECT 1 FROM ${quote(field.relation.table)} WHERE "id" = ${storage.single}` }]
+        ? [
+            {
+              field: field.name,
+              table: field.relation.table,
+              sql: `SELECT 1 FROM ${quote(field.relation.table)} WHERE "id" = ${storage.single}`,
+            },
+          ]
         : [],
     ),
     referrers: [...referrers.values()].map(({ table: referrer, field }) => ({

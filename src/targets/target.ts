@@ -46,4 +46,3 @@ export interface Target {
   /** Statements that rename tables and fields (and what is named after them) in place. */
   renameSql(renames: Rename[], renamedPrevious: Model): string;
 }
-

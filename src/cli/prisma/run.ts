@@ -12,10 +12,7 @@ const PRISMA_CLI = require.resolve("prisma/build/index.js");
 const DIFF_CONFIG = packagePath("src", "cli", "prisma", "diff.config.mjs");
 
 /** Runs the Prisma CLI that tablegen depends on; a failure becomes a UserError with Prisma's words. */
-async function runPrisma(
-  args: string[],
-  options: { cwd: string; env?: Record<string, string> },
-): Promise<string> {
+async function runPrisma(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<string> {
   const result = await execa(process.execPath, [PRISMA_CLI, ...args], {
     cwd: options.cwd,
     // No update check: it is a network request, and tablegen pins its Prisma.
