@@ -5,6 +5,7 @@ import { emitServer } from "../emit/index.ts";
 import { emitMigration, MIGRATIONS, migrationFolderName } from "../emit/migration.ts";
 import { emitPrismaSchema } from "../emit/prisma-schema.ts";
 import { UserError } from "../errors.ts";
+import type { Database } from "../manifest/schema.ts";
 import { planMigration, type MigrationPlan } from "../migrate/plan.ts";
 import { describeRisk, riskCountSql } from "../migrate/risks.ts";
 import { targetFor, type Target } from "../targets/index.ts";
@@ -43,7 +44,7 @@ export async function migrate(
 
   const url =
     databaseUrlFor(options.manifest) ??
-    (model.database === "sqlite" ? target.defaultDatabaseUrl(model.project) : undefined);
+    target.implicitDatabaseUrl;
   if (!url && !options.createOnly)
     throw new UserError("DATABASE_URL is not set, in the environment or in the .env beside the manifest");
 
@@ -89,7 +90,7 @@ export async function migrate(
 /** Lists what the change would lose and asks (on a terminal) or refuses, unless accepted. */
 async function confirmDataLoss(
   plan: MigrationPlan,
-  database: "sqlite" | "postgresql",
+  database: Database,
   url: string | undefined,
   outDir: string,
   accepted: boolean,

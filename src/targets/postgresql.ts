@@ -35,6 +35,8 @@ export const postgresql: Target = {
   dependencies: ["@prisma/adapter-pg", "pg"],
   devDependencies: ["@types/pg"],
   migrateScript: "prisma migrate deploy",
+  label: "PostgreSQL",
+  implicitDatabaseUrl: undefined,
   defaultDatabaseUrl: (project) => `postgresql://postgres@localhost:5432/${project.replace(/-/g, "_")}`,
   placeholderUrl: "postgresql://tablegen@localhost:5432/tablegen",
 

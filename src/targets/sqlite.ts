@@ -39,6 +39,8 @@ export const sqlite: Target = {
   dependencies: ["@prisma/adapter-better-sqlite3", "better-sqlite3"],
   devDependencies: ["@types/better-sqlite3"],
   migrateScript: "prisma migrate deploy && npm run -s transpile && node dist/wal.js",
+  label: "SQLite",
+  implicitDatabaseUrl: "file:./data.db",
   defaultDatabaseUrl: () => "file:./data.db",
   placeholderUrl: "file:./tablegen-diff.db",
 

@@ -26,6 +26,10 @@ export interface Target {
   readonly devDependencies: readonly string[];
   /** `npm run migrate` of the server. */
   readonly migrateScript: string;
+  /** What the database is called in messages. */
+  readonly label: string;
+  /** The DATABASE_URL a server uses when none is set, if it has one. */
+  readonly implicitDatabaseUrl: string | undefined;
   /** The DATABASE_URL a new project starts with. */
   defaultDatabaseUrl(project: string): string;
   /** A URL of the provider that Prisma accepts for a schema-to-schema diff (no database is opened). */

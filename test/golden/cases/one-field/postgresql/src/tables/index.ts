@@ -2,31 +2,31 @@
 import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } from "../constraints.js";
 import type { Db, StoredValues } from "../db.js";
 import { numberId } from "../http/ids.js";
-import type { NotesInput, NotesRecord } from "../schemas/notes.js";
+import type { IndexInput, IndexRecord } from "../schemas/index.js";
 
 const COLUMNS = `"id", "body"`;
 
-/** The notes table's SQL: values are bound as parameters, never spliced in. */
+/** The index table's SQL: values are bound as parameters, never spliced in. */
 const SQL = {
-  list: `SELECT ${COLUMNS} FROM "notes" ORDER BY "id"`,
-  find: `SELECT ${COLUMNS} FROM "notes" WHERE "id" = $1`,
-  insert: `INSERT INTO "notes" ("body") VALUES ($1) RETURNING ${COLUMNS}`,
+  list: `SELECT ${COLUMNS} FROM "index" ORDER BY "id"`,
+  find: `SELECT ${COLUMNS} FROM "index" WHERE "id" = $1`,
+  insert: `INSERT INTO "index" ("body") VALUES ($1) RETURNING ${COLUMNS}`,
   update: `
-    UPDATE "notes" SET "body" = CASE WHEN $2 THEN $3 ELSE "body" END
+    UPDATE "index" SET "body" = CASE WHEN $2 THEN $3 ELSE "body" END
     WHERE "id" = $1
     RETURNING ${COLUMNS}
   `,
-  remove: `DELETE FROM "notes" WHERE "id" = $1`,
+  remove: `DELETE FROM "index" WHERE "id" = $1`,
 };
 
-/** The notes table's statements, prepared by each pooled connection on first use. */
-export function notesTable(db: Db) {
+/** The index table's statements, prepared by each pooled connection on first use. */
+export function indexTable(db: Db) {
   const statements = {
-    list: { name: "notes.list", text: SQL.list },
-    find: { name: "notes.find", text: SQL.find },
-    insert: { name: "notes.insert", text: SQL.insert },
-    update: { name: "notes.update", text: SQL.update },
-    remove: { name: "notes.remove", text: SQL.remove },
+    list: { name: "index.list", text: SQL.list },
+    find: { name: "index.find", text: SQL.find },
+    insert: { name: "index.insert", text: SQL.insert },
+    update: { name: "index.update", text: SQL.update },
+    remove: { name: "index.remove", text: SQL.remove },
   };
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [];
@@ -34,31 +34,31 @@ export function notesTable(db: Db) {
   const referrers: ReferrerCheck[] = [];
 
   return {
-    async list(): Promise<NotesRecord[]> {
-      return (await db.query<NotesRecord>(statements.list)).rows;
+    async list(): Promise<IndexRecord[]> {
+      return (await db.query<IndexRecord>(statements.list)).rows;
     },
 
-    async find(rawId: string): Promise<NotesRecord | undefined> {
+    async find(rawId: string): Promise<IndexRecord | undefined> {
       const id = numberId(rawId);
       if (id === undefined) return undefined;
-      return (await db.query<NotesRecord>({ ...statements.find, values: [id] })).rows[0];
+      return (await db.query<IndexRecord>({ ...statements.find, values: [id] })).rows[0];
     },
 
-    async create(input: NotesInput): Promise<NotesRecord> {
+    async create(input: IndexInput): Promise<IndexRecord> {
       const values: StoredValues = [input.body ?? null];
       try {
-        return (await db.query<NotesRecord>({ ...statements.insert, values })).rows[0]!;
+        return (await db.query<IndexRecord>({ ...statements.insert, values })).rows[0]!;
       } catch (error) {
         throw await writeFailure(db, error, input, references);
       }
     },
 
-    async update(rawId: string, changes: Partial<NotesInput>): Promise<NotesRecord | undefined> {
+    async update(rawId: string, changes: Partial<IndexInput>): Promise<IndexRecord | undefined> {
       const id = numberId(rawId);
       if (id === undefined) return undefined;
       const values: StoredValues = [id, "body" in changes, changes.body ?? null];
       try {
-        return (await db.query<NotesRecord>({ ...statements.update, values })).rows[0];
+        return (await db.query<IndexRecord>({ ...statements.update, values })).rows[0];
       } catch (error) {
         throw await writeFailure(db, error, changes, references);
       }
@@ -76,4 +76,4 @@ export function notesTable(db: Db) {
   };
 }
 
-export type NotesTable = ReturnType<typeof notesTable>;
+export type IndexTable = ReturnType<typeof indexTable>;

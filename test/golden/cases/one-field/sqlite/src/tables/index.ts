@@ -2,26 +2,26 @@
 import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } from "../constraints.js";
 import type { Db, StoredValues } from "../db.js";
 import { numberId } from "../http/ids.js";
-import type { NotesInput, NotesRecord } from "../schemas/notes.js";
+import type { IndexInput, IndexRecord } from "../schemas/index.js";
 
 const COLUMNS = `"id", "body"`;
 
-/** The notes table's SQL: values are bound as parameters, never spliced in. */
+/** The index table's SQL: values are bound as parameters, never spliced in. */
 const SQL = {
-  list: `SELECT ${COLUMNS} FROM "notes" ORDER BY "id"`,
-  find: `SELECT ${COLUMNS} FROM "notes" WHERE "id" = ?`,
-  insert: `INSERT INTO "notes" ("body") VALUES (@body) RETURNING ${COLUMNS}`,
-  update: `UPDATE "notes" SET "body" = iif(@set_body, @body, "body") WHERE "id" = @id RETURNING ${COLUMNS}`,
-  remove: `DELETE FROM "notes" WHERE "id" = ?`,
+  list: `SELECT ${COLUMNS} FROM "index" ORDER BY "id"`,
+  find: `SELECT ${COLUMNS} FROM "index" WHERE "id" = ?`,
+  insert: `INSERT INTO "index" ("body") VALUES (@body) RETURNING ${COLUMNS}`,
+  update: `UPDATE "index" SET "body" = iif(@set_body, @body, "body") WHERE "id" = @id RETURNING ${COLUMNS}`,
+  remove: `DELETE FROM "index" WHERE "id" = ?`,
 };
 
-/** The notes table's statements, prepared once, and the operations the routes run. */
-export function notesTable(db: Db) {
+/** The index table's statements, prepared once, and the operations the routes run. */
+export function indexTable(db: Db) {
   const statements = {
-    list: db.prepare<[], NotesRecord>(SQL.list),
-    find: db.prepare<[number], NotesRecord>(SQL.find),
-    insert: db.prepare<StoredValues, NotesRecord>(SQL.insert),
-    update: db.prepare<StoredValues, NotesRecord>(SQL.update),
+    list: db.prepare<[], IndexRecord>(SQL.list),
+    find: db.prepare<[number], IndexRecord>(SQL.find),
+    insert: db.prepare<StoredValues, IndexRecord>(SQL.insert),
+    update: db.prepare<StoredValues, IndexRecord>(SQL.update),
     remove: db.prepare<[number]>(SQL.remove),
   };
   /** Reference fields, each with a statement telling whether the record it names exists. */
@@ -30,17 +30,17 @@ export function notesTable(db: Db) {
   const referrers: ReferrerCheck[] = [];
 
   return {
-    list(): NotesRecord[] {
+    list(): IndexRecord[] {
       return statements.list.all();
     },
 
-    find(rawId: string): NotesRecord | undefined {
+    find(rawId: string): IndexRecord | undefined {
       const id = numberId(rawId);
       const row = id === undefined ? undefined : statements.find.get(id);
       return row;
     },
 
-    create(input: NotesInput): NotesRecord {
+    create(input: IndexInput): IndexRecord {
       try {
         const row = statements.insert.get({
           body: input.body ?? null,
@@ -51,7 +51,7 @@ export function notesTable(db: Db) {
       }
     },
 
-    update(rawId: string, changes: Partial<NotesInput>): NotesRecord | undefined {
+    update(rawId: string, changes: Partial<IndexInput>): IndexRecord | undefined {
       const id = numberId(rawId);
       if (id === undefined) return undefined;
       try {
@@ -78,4 +78,4 @@ export function notesTable(db: Db) {
   };
 }
 
-export type NotesTable = ReturnType<typeof notesTable>;
+export type IndexTable = ReturnType<typeof indexTable>;
