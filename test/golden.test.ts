@@ -7,7 +7,7 @@ import { loadSources, readManifestFile } from "../src/cli/host.ts";
 import { emitServer, prettierConfig } from "../src/emit/index.ts";
 import { DATABASES, type Database } from "../src/manifest/schema.ts";
 import { buildModel } from "../src/model/build.ts";
-import { withOwnedList, type FileTree } from "../src/tree/file-tree.ts";
+import type { FileTree } from "../src/tree/file-tree.ts";
 import { REPO } from "./helpers/generate.ts";
 
 // The generated tree of every example, and of every one-feature case on each database, is kept
@@ -47,7 +47,7 @@ async function generated({ manifest, database }: Fixture): Promise<FileTree> {
   const compiled = readManifestFile(manifest);
   const model = database ? buildModel({ ...compiled.manifest, database }) : compiled.model;
   const name = manifest.slice(manifest.lastIndexOf("/") + 1);
-  return withOwnedList(await emitServer(model, { manifestName: name, sources: loadSources() }));
+  return emitServer(model, { manifestName: name, sources: loadSources() });
 }
 
 async function filesUnder(dir: string): Promise<string[]> {

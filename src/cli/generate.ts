@@ -8,7 +8,7 @@ import { targetFor } from "../targets/index.ts";
 import type { FileTree } from "../tree/file-tree.ts";
 import { existingMigrations, loadSources, readManifestFile } from "./host.ts";
 import { diffSchemas } from "./prisma/run.ts";
-import { compareTree, writeOutput } from "./writer.ts";
+import { compareTree, previousOutput, writeOutput } from "./writer.ts";
 
 export interface GenerateOptions {
   manifest: string;
@@ -28,7 +28,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const shown = relative(process.cwd(), outDir) || ".";
 
   if (options.check) {
-    const differences = compareTree(outDir, await emit(compiled.model, options.manifest));
+    const differences = compareTree(outDir, await emit(compiled.model, options.manifest, outDir));
     if (differences.length === 0) return { ok: true, summary: `${shown} is up to date with ${options.manifest}` };
     const lines = differences.map(({ path, status }) => `  ${status.padEnd(7)} ${path}`);
     const diffs = differences.map(({ diff }) => diff.trimEnd());
@@ -47,7 +47,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
 
   const { tree, migration } = await generateServer(outDir, compiled, options.manifest);
   const { written, removed } = writeOutput(outDir, { generated: tree, created: migration?.files });
-  const unchanged = tree.size + 1 - (written.length - (migration?.files.size ?? 0));
+  const unchanged = tree.size - (written.length - (migration?.files.size ?? 0));
   const parts = [`Generated ${shown}: ${plural(written.length, "file")} written, ${unchanged} unchanged`];
   if (removed.length > 0) parts.push(`${removed.length} removed (${removed.join(", ")})`);
   let summary = parts.join(", ");
@@ -57,8 +57,9 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
 
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`;
 
-function emit(model: Model, manifest: string): Promise<FileTree> {
-  return emitServer(model, { manifestName: basename(manifest), sources: loadSources() });
+/** The server's files; those of the previous generation whose source is unchanged are kept as they are. */
+function emit(model: Model, manifest: string, outDir: string): Promise<FileTree> {
+  return emitServer(model, { manifestName: basename(manifest), sources: loadSources(), reuse: previousOutput(outDir) });
 }
 
 /**
@@ -74,7 +75,7 @@ export async function generateServer(
   const schema = emitPrismaSchema(model);
   const first = existingMigrations(outDir).length === 0;
   const diff = first ? diffSchemas(undefined, schema, target) : undefined;
-  const [tree, sql] = await Promise.all([emit(model, manifestFile), diff]);
+  const [tree, sql] = await Promise.all([emit(model, manifestFile, outDir), diff]);
   if (sql === undefined) return { tree };
   const name = migrationFolderName("init", [], new Date());
   return {

@@ -13,7 +13,7 @@ import { afterMigrations, countRows, forgetFailedMigrations } from "./database.t
 import { databaseUrlFor } from "./env.ts";
 import { existingMigrations, latestSnapshot, loadSources, readManifestFile } from "./host.ts";
 import { deployMigrations, diffSchemas } from "./prisma/run.ts";
-import { compareTree, removeCreated, writeOutput } from "./writer.ts";
+import { compareTree, previousOutput, removeCreated, writeOutput } from "./writer.ts";
 
 export interface MigrateOptions {
   manifest: string;
@@ -37,14 +37,16 @@ export async function migrate(
   if (!existsSync(join(outDir, "prisma", "schema.prisma"))) {
     throw new UserError(`${shown}: no generated server here; run "tablegen generate" first`);
   }
-  const generated = await emitServer(model, { manifestName: basename(options.manifest), sources: loadSources() });
+  const generated = await emitServer(model, {
+    manifestName: basename(options.manifest),
+    sources: loadSources(),
+    reuse: previousOutput(outDir),
+  });
   const stale = compareTree(outDir, generated);
   if (stale.length > 0)
     log(`Warning: ${shown} is not up to date with ${options.manifest}; run "tablegen generate" too.`);
 
-  const url =
-    databaseUrlFor(options.manifest) ??
-    target.implicitDatabaseUrl;
+  const url = databaseUrlFor(options.manifest) ?? target.implicitDatabaseUrl;
   if (!url && !options.createOnly)
     throw new UserError("DATABASE_URL is not set, in the environment or in the .env beside the manifest");
 

@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, rmdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { unifiedDiff } from "../tree/diff.ts";
-import { OWNED_FILES, withOwnedList, type FileTree } from "../tree/file-tree.ts";
+import { OWNED_FILES, parseOwnedListing, textHash, type FileTree } from "../tree/file-tree.ts";
+import type { Reuse } from "../emit/format.ts";
 
 /**
  * The one writer: every file tablegen puts into a generated server goes through it, and
@@ -10,7 +11,7 @@ import { OWNED_FILES, withOwnedList, type FileTree } from "../tree/file-tree.ts"
  */
 
 export interface Output {
-  /** Files generation owns: rewritten when they change, listed in .tablegen-files, removed when no longer produced. */
+  /** Files generation owns, their listing (.tablegen-files) included: rewritten when they change, removed when no longer produced. */
   generated?: FileTree;
   /** Files written once and kept as history (migration folders): never overwritten, never listed or removed. */
   created?: FileTree;
@@ -26,7 +27,22 @@ export interface Difference {
 /** Files of a previous generation, as listed in the output directory. */
 function ownedFiles(outDir: string): string[] {
   const listing = contentOf(join(outDir, OWNED_FILES));
-  return listing === undefined ? [] : listing.split("\n").filter((line) => line.length > 0);
+  return listing === undefined ? [] : parseOwnedListing(listing).map(({ path }) => path);
+}
+
+/**
+ * The files of the previous generation that the next one can keep without formatting them again:
+ * those whose source is the same and whose content is still what was written (not edited since).
+ */
+export function previousOutput(outDir: string): Reuse {
+  const listing = contentOf(join(outDir, OWNED_FILES));
+  const entries = new Map(parseOwnedListing(listing ?? "").map((entry) => [entry.path, entry]));
+  return (path, sourceHash) => {
+    const entry = entries.get(path);
+    if (entry?.source !== sourceHash) return undefined;
+    const content = contentOf(join(outDir, path));
+    return content !== undefined && textHash(content) === entry.content ? content : undefined;
+  };
 }
 
 /**
@@ -47,7 +63,7 @@ export function writeOutput(outDir: string, output: Output): { written: string[]
   };
   const removed: string[] = [];
   if (output.generated) {
-    const full = withOwnedList(output.generated);
+    const full = output.generated;
     const previous = ownedFiles(outDir);
     for (const [path, content] of full) if (contentOf(join(outDir, path)) !== content) write(path, content);
     for (const path of previous.filter((path) => !full.has(path))) {
@@ -73,7 +89,7 @@ export function removeCreated(outDir: string, created: FileTree): void {
 
 /** What differs between the generated tree and the directory, without writing anything. */
 export function compareTree(outDir: string, tree: FileTree): Difference[] {
-  const full = withOwnedList(tree);
+  const full = tree;
   const differences: Difference[] = [];
   for (const [path, content] of full) {
     const current = contentOf(join(outDir, path));

@@ -3,7 +3,7 @@ import type { Model } from "../model/types.ts";
 import { tableNames, queryNames } from "../targets/tables.ts";
 import { targetFor } from "../targets/index.ts";
 import { fileTree, type FileTree } from "../tree/file-tree.ts";
-import { formatTree } from "./format.ts";
+import { formatTree, type Reuse } from "./format.ts";
 import { generatedHeader } from "./header.ts";
 import { emitPrismaSchema } from "./prisma-schema.ts";
 import { packageJson } from "./project.ts";
@@ -39,11 +39,14 @@ export interface EmitOptions {
   /** The manifest's file name, as the generated files name it. */
   manifestName: string;
   sources: Sources;
+  /** Formatted files of a previous generation that can be kept as they are (the CLI reads them). */
+  reuse?: Reuse;
 }
 
 /**
  * The whole generated server for a model, in memory: every file emitted from the model by the
- * templates, headed and laid out by prettier. A pure function of its inputs.
+ * templates, headed and laid out by prettier, and their listing (`.tablegen-files`). A pure
+ * function of its inputs.
  */
 export async function emitServer(model: Model, options: EmitOptions): Promise<FileTree> {
   const files = emitFiles(model, options.sources);
@@ -51,7 +54,11 @@ export async function emitServer(model: Model, options: EmitOptions): Promise<Fi
     const header = generatedHeader(path, options.manifestName);
     return [path, header ? `${header}\n${content}` : content] as const;
   });
-  return formatTree(fileTree(headed), prettierConfig(options.sources));
+  const formatter = {
+    config: prettierConfig(options.sources),
+    version: options.sources.packageVersions.prettier ?? "",
+  };
+  return formatTree(fileTree(headed), formatter, options.reuse);
 }
 
 /** The prettier configuration generated servers carry, and are formatted with. */
