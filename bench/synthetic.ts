@@ -11,11 +11,13 @@ import { basename, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { execa } from "execa";
 import { stringify } from "yaml";
+import { loadSources, readManifestFile } from "../src/cli/host.ts";
+import { diffSchemas } from "../src/cli/prisma/run.ts";
+import { writeOutput } from "../src/cli/writer.ts";
 import { emitServer } from "../src/emit/index.ts";
-import { readManifest } from "../src/manifest/index.ts";
-import { writeInitialMigration } from "../src/migrations.ts";
-import { diffSchemas } from "../src/prisma/cli.ts";
-import { writeTree } from "../src/tree/writer.ts";
+import { emitMigration, migrationFolderName } from "../src/emit/migration.ts";
+import { emitPrismaSchema } from "../src/emit/prisma-schema.ts";
+import { targetFor } from "../src/targets/index.ts";
 import { median, removeWorkDir, REPO, settings, TABLEGEN, tablegenGenerate, workDir } from "./lib.ts";
 
 const ON_DELETE = ["cascade", "restrict", "setNull"] as const;
@@ -109,29 +111,32 @@ export async function generationBenchmark(tables = 200, runs = settings.generati
     // In process: the first run (cold: template compilation, first calls), then medians of warm runs.
     const reads: number[] = [];
     const emits: number[] = [];
+    const options = { manifestName: basename(manifest), sources: loadSources() };
     let start = performance.now();
-    let parsed = await readManifest(manifest);
+    let parsed = readManifestFile(manifest);
     const readFirst = performance.now() - start;
     start = performance.now();
-    let tree = emitServer(parsed.model, { manifestName: basename(manifest) });
+    let tree = await emitServer(parsed.model, options);
     const emitFirst = performance.now() - start;
     for (let run = 0; run < Math.max(3, runs); run++) {
       start = performance.now();
-      parsed = await readManifest(manifest);
+      parsed = readManifestFile(manifest);
       reads.push(performance.now() - start);
       start = performance.now();
-      tree = emitServer(parsed.model, { manifestName: basename(manifest) });
+      tree = await emitServer(parsed.model, options);
       emits.push(performance.now() - start);
     }
     const out = join(dir, "in-process");
     start = performance.now();
-    await writeTree(out, tree);
+    writeOutput(out, { generated: tree });
     const write = performance.now() - start;
-    // The first migration alone: its diff is a Prisma process (which `generate` overlaps with the writing).
+    // The first migration alone: its diff is a Prisma process (which `generate` overlaps with emitting).
     start = performance.now();
-    const schema = tree.get("prisma/schema.prisma")!;
-    const sql = await diffSchemas(undefined, schema, parsed.model.database);
-    await writeInitialMigration(out, { sql, schema, ...parsed });
+    const target = targetFor(parsed.model.database);
+    const schema = emitPrismaSchema(parsed.model);
+    const sql = await diffSchemas(undefined, schema, target);
+    const name = migrationFolderName("init", [], new Date());
+    writeOutput(out, { created: emitMigration({ name, sql, schema, manifest: parsed.manifest }, target, true) });
     const migration = performance.now() - start;
 
     return {

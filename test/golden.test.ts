@@ -3,14 +3,52 @@ import { readdir, rm } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { check } from "prettier";
 import { describe, expect, it } from "vitest";
-import { withOwnedList } from "../src/tree/writer.ts";
-import { REPO, exampleTree } from "./helpers/generate.ts";
+import { loadSources, readManifestFile } from "../src/cli/host.ts";
+import { emitServer, prettierConfig } from "../src/emit/index.ts";
+import { DATABASES, type Database } from "../src/manifest/schema.ts";
+import { buildModel } from "../src/model/build.ts";
+import type { FileTree } from "../src/tree/file-tree.ts";
+import { REPO } from "./helpers/generate.ts";
 
-// The generated tree of every example is kept under test/golden/<example>/ as real files.
+// The generated tree of every example, and of every one-feature case on each database, is kept
+// under test/golden/ as real files: test/golden/<example>/ and test/golden/cases/<case>/<database>/.
 // Refresh them with `npm run golden:update` (vitest -u), which also removes orphaned ones.
 const GOLDEN = join(REPO, "test", "golden");
+const CASES = join(GOLDEN, "cases");
 const updating = process.env.GOLDEN_UPDATE === "1";
-const examples = (await readdir(join(REPO, "examples"))).filter((file) => file.endsWith(".yaml")).map((file) => file.slice(0, -5));
+const yamlNames = async (dir: string) =>
+  (await readdir(dir)).filter((file) => file.endsWith(".yaml")).map((file) => file.slice(0, -5));
+
+interface Fixture {
+  name: string;
+  manifest: string;
+  database?: Database;
+  golden: string;
+}
+
+const fixtures: Fixture[] = [
+  ...(await yamlNames(join(REPO, "examples"))).map((name) => ({
+    name: `examples/${name}.yaml`,
+    manifest: join(REPO, "examples", `${name}.yaml`),
+    golden: join(GOLDEN, name),
+  })),
+  ...(await yamlNames(CASES)).flatMap((name) =>
+    DATABASES.map((database) => ({
+      name: `cases/${name}.yaml on ${database}`,
+      manifest: join(CASES, `${name}.yaml`),
+      database,
+      golden: join(CASES, name, database),
+    })),
+  ),
+];
+
+/** A fixture's generated tree, as `tablegen generate` writes it. */
+async function generated({ manifest, database }: Fixture): Promise<FileTree> {
+  const compiled = readManifestFile(manifest);
+  const model = database ? buildModel({ ...compiled.manifest, database }) : compiled.model;
+  const name = manifest.slice(manifest.lastIndexOf("/") + 1);
+  return emitServer(model, { manifestName: name, sources: loadSources() });
+}
 
 async function filesUnder(dir: string): Promise<string[]> {
   if (!existsSync(dir)) return [];
@@ -18,33 +56,54 @@ async function filesUnder(dir: string): Promise<string[]> {
   return entries.filter((entry) => entry.isFile()).map((entry) => relative(dir, join(entry.parentPath, entry.name)));
 }
 
-describe.each(examples)("golden files of examples/%s.yaml", (example) => {
-  it("match the generated tree file by file", async () => {
-    const tree = withOwnedList((await exampleTree(example)).tree);
-    for (const [path, content] of tree) {
-      await expect(content, path).toMatchFileSnapshot(join(GOLDEN, example, path));
-    }
-  });
+/** A file's text without its comments and blank lines: what a copy would share. */
+const code = (text: string) =>
+  text
+    .replace(/\/\*[\s\S]*?\*\//g, "")
+    .split("\n")
+    .filter((line) => !/^\s*(\/\/.*)?$/.test(line))
+    .join("\n");
 
-  it("has no file the generator no longer produces", async () => {
-    const tree = withOwnedList((await exampleTree(example)).tree);
-    const orphans = (await filesUnder(join(GOLDEN, example))).filter((path) => !tree.has(path));
-    if (updating) for (const path of orphans) await rm(join(GOLDEN, example, path));
+describe.each(fixtures)("golden files of $name", (fixture) => {
+  it("match the generated tree file by file, with no orphan", async () => {
+    const tree = await generated(fixture);
+    for (const [path, content] of tree) await expect(content, path).toMatchFileSnapshot(join(fixture.golden, path));
+    const orphans = (await filesUnder(fixture.golden)).filter((path) => !tree.has(path));
+    if (updating) for (const path of orphans) await rm(join(fixture.golden, path));
     else expect(orphans, "orphaned golden files: run npm run golden:update").toEqual([]);
   });
 
-  it("is formatted: prettier leaves every TypeScript and JSON file as it is", async () => {
-    const { tree } = await exampleTree(example);
+  it("is formatted: prettier --check passes every TypeScript, JSON and Markdown file", async () => {
+    const config = prettierConfig(loadSources());
     const unformatted: string[] = [];
-    for (const [path, content] of tree) {
-      if (/\.(ts|json)$/.test(path) && !(await check(content, { filepath: path, printWidth: 120 }))) unformatted.push(path);
+    for (const [path, content] of await generated(fixture)) {
+      if (/\.(ts|json|md)$/.test(path) && !(await check(content, { ...config, filepath: path })))
+        unformatted.push(path);
     }
     expect(unformatted).toEqual([]);
   });
 
+  it("opens every file a user must not edit with the generated-file header", async () => {
+    const headless = [...(await generated(fixture))]
+      .filter(([path]) => !/(^|\/)(package\.json|\.prettierrc\.json|\.tablegen-files)$/.test(path))
+      .filter(([, content]) => !/^(\/\/|#|<!--) Generated by tablegen from \S+: do not edit/.test(content))
+      .map(([path]) => path);
+    expect(headless).toEqual([]);
+  });
+
+  it("holds no copy: no two files share their code, comments aside", async () => {
+    const seen = new Map<string, string>();
+    const copies: string[] = [];
+    for (const [path, content] of await generated(fixture)) {
+      const key = code(content);
+      const first = seen.get(key);
+      if (first !== undefined && key.length > 0) copies.push(`${path} = ${first}`);
+      seen.set(key, path);
+    }
+    expect(copies).toEqual([]);
+  });
+
   it("is byte-identical when generated twice", async () => {
-    const first = (await exampleTree(example)).tree;
-    const second = (await exampleTree(example)).tree;
-    expect([...second]).toEqual([...first]);
+    expect([...(await generated(fixture))]).toEqual([...(await generated(fixture))]);
   });
 });

@@ -1,11 +1,10 @@
-import { APIConnectionError, APIConnectionTimeoutError, APIError, type OpenAI } from "openai";
-import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import type { ChatCompletion, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { UserError } from "../errors.ts";
-import { modelFromText } from "../manifest/index.ts";
+import { compileManifest } from "../model/index.ts";
 import { formatPath, ManifestError } from "../manifest/validate.ts";
 import type { Database, RawManifest } from "../manifest/schema.ts";
 import { repairMessage, SYSTEM_PROMPT } from "./prompt.ts";
-import { AI_JSON_SCHEMA, fromAiForm } from "./schema.ts";
+import { fromAiForm } from "./schema.ts";
 import { manifestText } from "./text.ts";
 
 /** A current small OpenAI model with structured outputs. */
@@ -14,13 +13,18 @@ export const DEFAULT_MODEL = "gpt-4.1-mini";
 /** The name of the response format (`json_schema.name`). */
 export const SCHEMA_NAME = "tablegen_manifest";
 
+/**
+ * One request to the model: the conversation in, its chat completion out, answered in the strict
+ * JSON Schema `AI_JSON_SCHEMA` named `SCHEMA_NAME`. The CLI makes it with the openai SDK; a failure
+ * of the request is a UserError.
+ */
+export type Complete = (messages: ChatCompletionMessageParam[]) => Promise<ChatCompletion>;
+
 export interface DraftSettings {
-  client: OpenAI;
+  complete: Complete;
   model: string;
   /** How many times an invalid draft is sent back to the model. */
   maxRepairs: number;
-  /** The client's timeout, in seconds, for the message when it expires. */
-  timeoutSeconds: number;
   /** The file the manifest will be written to: its extension decides YAML or JSON. */
   file: string;
   /** A comment heading the YAML text. */
@@ -87,19 +91,7 @@ async function ask(
   messages: ChatCompletionMessageParam[],
   settings: DraftSettings,
 ): Promise<{ content: string; data: unknown }> {
-  let completion: OpenAI.Chat.Completions.ChatCompletion;
-  try {
-    completion = await settings.client.chat.completions.create({
-      model: settings.model,
-      messages,
-      response_format: {
-        type: "json_schema",
-        json_schema: { name: SCHEMA_NAME, strict: true, schema: AI_JSON_SCHEMA },
-      },
-    });
-  } catch (error) {
-    throw serverError(error, settings);
-  }
+  const completion = await settings.complete(messages);
   if (typeof completion !== "object" || completion === null || !Array.isArray(completion.choices))
     throw new UserError("the model server's answer is not a chat completion");
   const choice = completion.choices[0];
@@ -134,7 +126,7 @@ function check(data: unknown, settings: DraftSettings): Omit<Draft, "repairs" | 
   const overridden = isRecord(manifest) ? { ...manifest, ...definedOnly(settings.overrides ?? {}) } : manifest;
   const text = manifestText(overridden, settings.file, settings.comment);
   try {
-    modelFromText(settings.file, text);
+    compileManifest(settings.file, text);
   } catch (error) {
     if (error instanceof ManifestError) {
       // Each problem is located in a text the model never saw: its path says where.
@@ -154,35 +146,4 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function definedOnly(values: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined));
-}
-
-/** An error of the SDK (HTTP, network, timeout) → one clear message. */
-function serverError(error: unknown, settings: DraftSettings): unknown {
-  if (error instanceof APIConnectionTimeoutError)
-    return new UserError(`the model did not answer within ${settings.timeoutSeconds} s`);
-  if (error instanceof APIConnectionError) {
-    const reason = connectionReason(error);
-    return new UserError(`cannot reach the model server at ${settings.client.baseURL}${reason ? ` (${reason})` : ""}`);
-  }
-  if (error instanceof APIError && error.status !== undefined) {
-    const prefix = `${error.status} `;
-    let message = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
-    if (typeof error.error === "string") message = error.error;
-    if (message === "status code (no body)") return new UserError(`the model server answered ${error.status}`);
-    const line = message.trim().split("\n")[0]!;
-    const shown = line.length > 300 ? `${line.slice(0, 300)}…` : line;
-    return new UserError(`the model server answered ${error.status}: ${shown}`);
-  }
-  return error;
-}
-
-/** The system's reason for a failed connection (ECONNREFUSED, ENOTFOUND...), when it gave one. */
-function connectionReason(error: Error): string | undefined {
-  let cause: unknown = error.cause;
-  for (let depth = 0; depth < 5 && cause instanceof Error; depth++) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    if (typeof code === "string") return code;
-    cause = cause.cause;
-  }
-  return cause instanceof Error ? cause.message : undefined;
 }

@@ -58,7 +58,7 @@ export const SYSTEM_PROMPT = `You design the data of an application for tablegen
 - queries: custom queries, or null when none is useful.
 
 # Names
-Tables, fields, queries and parameters: a lowercase letter, then lowercase letters, digits or underscores (snake_case), 63 characters at most, each name once in its list. Tables are plural nouns (books, order_items). Not allowed as table names: index, prisma, prisma_client, names starting with sqlite_ or pg_.
+Tables, fields, queries and parameters: a lowercase letter, then lowercase letters, digits or underscores (snake_case), 63 characters at most, each name once in its list. Tables are plural nouns (books, order_items). Not allowed as table names: prisma, prisma_client, names starting with sqlite_ or pg_.
 
 # Field types: exactly these ${FIELD_TYPES.length}
 - TEXT: a short text (at most 255 characters unless maxLength says otherwise): names, titles, codes, statuses.

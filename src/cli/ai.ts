@@ -2,7 +2,6 @@ import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { basename, dirname, resolve } from "node:path";
 import { input, select } from "@inquirer/prompts";
-import { OpenAI } from "openai";
 import yoctoSpinner from "yocto-spinner";
 import {
   DEFAULT_MODEL,
@@ -14,7 +13,8 @@ import {
 } from "../ai/generate.ts";
 import { summary } from "../ai/summary.ts";
 import { UserError } from "../errors.ts";
-import { shownPath } from "./init.ts";
+import { openaiCompletion } from "./openai.ts";
+import { shownPath } from "./paths.ts";
 
 /** The options of `tablegen ai` (and of `init --ai`, which writes to its own tablegen.yaml). */
 export interface AiOptions {
@@ -49,9 +49,8 @@ export function aiSettings(options: AiOptions): AiSettings {
     );
   }
   const model = options.model?.trim() || process.env.TABLEGEN_AI_MODEL?.trim() || DEFAULT_MODEL;
-  // The SDK reads OPENAI_BASE_URL itself. No retries: --timeout is the longest wait of a request.
-  const client = new OpenAI({ apiKey, timeout: timeoutSeconds * 1000, maxRetries: 0 });
-  return { client, model, maxRepairs, timeoutSeconds };
+  // The SDK reads OPENAI_BASE_URL itself.
+  return { complete: openaiCompletion({ apiKey, model, timeoutSeconds }), model, maxRepairs };
 }
 
 function urlProtocol(text: string): string {

@@ -1,8 +1,14 @@
 import { basename, relative, resolve } from "node:path";
 import { emitServer } from "../emit/index.ts";
-import { readManifest } from "../manifest/index.ts";
-import { compareTree } from "../tree/writer.ts";
-import { writeServer } from "../write-server.ts";
+import { emitMigration, migrationFolderName } from "../emit/migration.ts";
+import { emitPrismaSchema } from "../emit/prisma-schema.ts";
+import type { RawManifest } from "../manifest/schema.ts";
+import type { Model } from "../model/types.ts";
+import { targetFor } from "../targets/index.ts";
+import type { FileTree } from "../tree/file-tree.ts";
+import { existingMigrations, loadSources, readManifestFile } from "./host.ts";
+import { diffSchemas } from "./prisma/run.ts";
+import { compareTree, previousOutput, writeOutput } from "./writer.ts";
 
 export interface GenerateOptions {
   manifest: string;
@@ -17,25 +23,66 @@ export interface GenerateResult {
 
 /** `tablegen generate`: manifest → server files (or, with --check, a comparison with them). */
 export async function generate(options: GenerateOptions): Promise<GenerateResult> {
-  const { manifest, model } = await readManifest(options.manifest);
+  const compiled = readManifestFile(options.manifest);
   const outDir = resolve(options.out);
-  const emitOptions = { manifestName: basename(options.manifest) };
   const shown = relative(process.cwd(), outDir) || ".";
 
   if (options.check) {
-    const differences = await compareTree(outDir, emitServer(model, emitOptions));
+    const differences = compareTree(outDir, await emit(compiled.model, options.manifest, outDir));
     if (differences.length === 0) return { ok: true, summary: `${shown} is up to date with ${options.manifest}` };
     const lines = differences.map(({ path, status }) => `  ${status.padEnd(7)} ${path}`);
+    const diffs = differences.map(({ diff }) => diff.trimEnd());
     return {
       ok: false,
-      summary: `${shown} is not what ${options.manifest} generates (${differences.length} files):\n${lines.join("\n")}\nRun "tablegen generate" to update it.`,
+      summary: [
+        `${shown} is not what ${options.manifest} generates (${plural(differences.length, "file")}):`,
+        ...lines,
+        "",
+        ...diffs,
+        "",
+        'Run "tablegen generate" to update it.',
+      ].join("\n"),
     };
   }
 
-  const { tree, written, removed, migration } = await writeServer(outDir, { manifest, model }, emitOptions);
-  const parts = [`Generated ${shown}: ${written.length} files written, ${tree.size + 1 - written.length} unchanged`];
+  const { tree, migration } = await generateServer(outDir, compiled, options.manifest);
+  const { written, removed } = writeOutput(outDir, { generated: tree, created: migration?.files });
+  const unchanged = tree.size - (written.length - (migration?.files.size ?? 0));
+  const parts = [`Generated ${shown}: ${plural(written.length, "file")} written, ${unchanged} unchanged`];
   if (removed.length > 0) parts.push(`${removed.length} removed (${removed.join(", ")})`);
   let summary = parts.join(", ");
-  if (migration) summary += `\nWrote the first migration: ${relative(process.cwd(), migration)}`;
+  if (migration) summary += `\nWrote the first migration: ${relative(process.cwd(), resolve(outDir, migration.dir))}`;
   return { ok: true, summary };
+}
+
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`;
+
+/** The server's files; those of the previous generation whose source is unchanged are kept as they are. */
+function emit(model: Model, manifest: string, outDir: string): Promise<FileTree> {
+  return emitServer(model, { manifestName: basename(manifest), sources: loadSources(), reuse: previousOutput(outDir) });
+}
+
+/**
+ * The server's files and, when it has no migration yet, its first one. That migration's diff takes
+ * a Prisma process (about a second): it starts first and runs while the files are emitted.
+ */
+export async function generateServer(
+  outDir: string,
+  { manifest, model }: { manifest: RawManifest; model: Model },
+  manifestFile: string,
+): Promise<{ tree: FileTree; migration?: { dir: string; files: FileTree } }> {
+  const target = targetFor(model.database);
+  const schema = emitPrismaSchema(model);
+  const first = existingMigrations(outDir).length === 0;
+  const diff = first ? diffSchemas(undefined, schema, target) : undefined;
+  const [tree, sql] = await Promise.all([emit(model, manifestFile, outDir), diff]);
+  if (sql === undefined) return { tree };
+  const name = migrationFolderName("init", [], new Date());
+  return {
+    tree,
+    migration: {
+      dir: `prisma/migrations/${name}`,
+      files: emitMigration({ name, sql, schema, manifest }, target, true),
+    },
+  };
 }

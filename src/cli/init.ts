@@ -1,11 +1,14 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
-import { basename, isAbsolute, join, relative, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { confirm, input, select } from "@inquirer/prompts";
 import { UserError } from "../errors.ts";
+import { renderer } from "../emit/templates.ts";
 import { DATABASES, PROJECT_NAME, type Database } from "../manifest/schema.ts";
-import { render } from "../templates.ts";
+import { targetFor } from "../targets/index.ts";
+import { loadSources } from "./host.ts";
+import { shownPath } from "./paths.ts";
 
 export interface InitOptions {
   name?: string;
@@ -32,9 +35,7 @@ export function newSignatureKey(): string {
 }
 
 export function defaultDatabaseUrl(database: Database, project: string): string {
-  return database === "sqlite"
-    ? "file:./data.db"
-    : `postgresql://postgres@localhost:5432/${project.replace(/-/g, "_")}`;
+  return targetFor(database).defaultDatabaseUrl(project);
 }
 
 export async function init(dir: string, options: InitOptions, interactive: boolean): Promise<string[]> {
@@ -53,6 +54,7 @@ export async function init(dir: string, options: InitOptions, interactive: boole
   const review = interactive && !options.yes;
   const answers = review ? await ask(target, options, aiSettings === undefined) : defaults(target, options);
 
+  const render = renderer(loadSources());
   let manifest = render("init/tablegen.yaml.hbs", answers);
   let database = answers.database;
   if (ai && aiSettings && options.ai !== undefined) {
@@ -91,7 +93,7 @@ export async function init(dir: string, options: InitOptions, interactive: boole
  * already has them all.
  */
 async function gitignoreContent(path: string): Promise<string | undefined> {
-  const template = render("init/gitignore.hbs", {});
+  const template = renderer(loadSources())("init/gitignore.hbs", {});
   if (!existsSync(path)) return template;
   const existing = await readFile(path, "utf8");
   const present = new Set(existing.split(/\r?\n/).map((line) => line.trim()));
@@ -99,12 +101,6 @@ async function gitignoreContent(path: string): Promise<string | undefined> {
   if (missing.length === 0) return undefined;
   const separator = existing === "" || existing.endsWith("\n") ? "" : "\n";
   return `${existing}${separator}${missing.join("\n")}\n`;
-}
-
-/** A path as the user will recognise it: relative to the working directory when inside it. */
-export function shownPath(path: string): string {
-  const shown = relative(process.cwd(), path);
-  return shown === "" || shown.startsWith("..") || isAbsolute(shown) ? path : shown;
 }
 
 function defaults(target: string, options: InitOptions): InitAnswers {

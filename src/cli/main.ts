@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { Command, CommanderError, Option } from "commander";
 import { UserError } from "../errors.ts";
-import { packagePath } from "../paths.ts";
+import { DATABASES } from "../manifest/schema.ts";
+import { packagePath } from "./paths.ts";
 import type { AiCommandOptions } from "./ai.ts";
 import type { MigrateOptions } from "./migrate.ts";
 
@@ -33,7 +34,7 @@ function program(outcome: Outcome): Command {
     .description("scaffold a project: a starter tablegen.yaml and a .env with a fresh API signature key")
     .argument("[dir]", "directory to create the project in", ".")
     .option("--name <name>", "project name (first URL segment)")
-    .addOption(new Option("--db <database>", "database").choices(["sqlite", "postgresql"]))
+    .addOption(new Option("--db <database>", "database").choices(DATABASES))
     .option("--ai <prompt>", "draft the tables with the AI generator from a description of the app")
     .option("--model <name>", "with --ai: model name (default: $TABLEGEN_AI_MODEL or gpt-4.1-mini)")
     .option("--timeout <seconds>", "with --ai: give up on a request to the model after this many seconds", "60")
@@ -42,7 +43,8 @@ function program(outcome: Outcome): Command {
     .option("--force", "overwrite an existing tablegen.yaml or .env")
     .action(async (dir: string, options) => {
       // Commands load their modules when they run, so that --help and usage errors answer fast.
-      const { init, shownPath } = await import("./init.ts");
+      const { init } = await import("./init.ts");
+      const { shownPath } = await import("./paths.ts");
       const written = await init(dir, options, Boolean(process.stdin.isTTY));
       console.log(`Wrote ${written.map((path) => shownPath(path)).join(", ")}`);
       const cd = resolve(dir) === process.cwd() ? "" : `cd ${shownPath(resolve(dir))} && `;
@@ -61,7 +63,7 @@ function program(outcome: Outcome): Command {
     .option("--force", "overwrite an existing manifest")
     .action(async (prompt: string, options: AiCommandOptions) => {
       const { ai } = await import("./ai.ts");
-      const { shownPath } = await import("./init.ts");
+      const { shownPath } = await import("./paths.ts");
       const written = await ai(prompt, options, Boolean(process.stdin.isTTY));
       const shown = shownPath(written);
       console.log(`Wrote ${shown}`);

@@ -1,28 +1,19 @@
 import { existsSync } from "node:fs";
-import { rm } from "node:fs/promises";
 import { basename, join, relative, resolve } from "node:path";
 import { confirm } from "@inquirer/prompts";
 import { emitServer } from "../emit/index.ts";
+import { emitMigration, MIGRATIONS, migrationFolderName } from "../emit/migration.ts";
 import { emitPrismaSchema } from "../emit/prisma-schema.ts";
 import { UserError } from "../errors.ts";
-import { readManifest } from "../manifest/index.ts";
-import { countRows, enableWal, forgetFailedMigrations } from "../migrate/database.ts";
+import type { Database } from "../manifest/schema.ts";
 import { planMigration, type MigrationPlan } from "../migrate/plan.ts";
 import { describeRisk, riskCountSql } from "../migrate/risks.ts";
-import { postgresRenames } from "../migrate/postgres.ts";
-import { sqliteRenames } from "../migrate/sqlite.ts";
-import {
-  existingMigrations,
-  latestSnapshot,
-  migrationFolderName,
-  migrationsDir,
-  writeMigration,
-} from "../migrations.ts";
-import { buildModel } from "../model/build.ts";
-import type { Model } from "../model/types.ts";
-import { deployMigrations, diffSchemas } from "../prisma/cli.ts";
-import { compareTree } from "../tree/writer.ts";
+import { targetFor, type Target } from "../targets/index.ts";
+import { afterMigrations, countRows, forgetFailedMigrations } from "./database.ts";
 import { databaseUrlFor } from "./env.ts";
+import { existingMigrations, latestSnapshot, loadSources, readManifestFile } from "./host.ts";
+import { deployMigrations, diffSchemas } from "./prisma/run.ts";
+import { compareTree, previousOutput, removeCreated, writeOutput } from "./writer.ts";
 
 export interface MigrateOptions {
   manifest: string;
@@ -38,42 +29,49 @@ export async function migrate(
   interactive: boolean,
   log: (line: string) => void,
 ): Promise<void> {
-  const { manifest, model } = await readManifest(options.manifest);
+  const compiled = readManifestFile(options.manifest);
+  const { manifest, model } = compiled;
+  const target = targetFor(model.database);
   const outDir = resolve(options.out);
   const shown = relative(process.cwd(), outDir) || ".";
   if (!existsSync(join(outDir, "prisma", "schema.prisma"))) {
     throw new UserError(`${shown}: no generated server here; run "tablegen generate" first`);
   }
-  const stale = await compareTree(outDir, emitServer(model, { manifestName: basename(options.manifest) }));
+  const generated = await emitServer(model, {
+    manifestName: basename(options.manifest),
+    sources: loadSources(),
+    reuse: previousOutput(outDir),
+  });
+  const stale = compareTree(outDir, generated);
   if (stale.length > 0)
     log(`Warning: ${shown} is not up to date with ${options.manifest}; run "tablegen generate" too.`);
 
-  const url = databaseUrlFor(options.manifest) ?? (model.database === "sqlite" ? "file:./data.db" : undefined);
+  const url = databaseUrlFor(options.manifest) ?? target.implicitDatabaseUrl;
   if (!url && !options.createOnly)
     throw new UserError("DATABASE_URL is not set, in the environment or in the .env beside the manifest");
 
   const existing = existingMigrations(outDir);
-  const previous = await latestSnapshot(outDir);
+  const previous = latestSnapshot(outDir);
   if (existing.length > 0 && !previous) {
     throw new UserError(
       `${shown}: the latest migration, ${existing.at(-1)}, has no tablegen.json to compare the manifest with`,
     );
   }
-  const plan = planMigration(previous, manifest);
+  const plan = planMigration(previous, compiled);
   if (plan.problems.length > 0)
     throw new UserError(`${options.manifest}: cannot migrate:\n${plan.problems.map((line) => `  ${line}`).join("\n")}`);
   await confirmDataLoss(plan, model.database, url, outDir, options.acceptDataLoss === true, interactive);
 
   const schema = emitPrismaSchema(model);
-  const sql = await migrationSql(plan, model, schema);
-  let written: string | undefined;
+  const sql = await migrationSql(plan, target, schema);
+  let written: ReturnType<typeof emitMigration> | undefined;
   if (sql === undefined) {
     log("No changes to the database schema: no migration written.");
   } else {
-    const name = migrationFolderName(options.name ?? plan.changes[0] ?? "migration", existing);
-    await writeMigration(outDir, name, { sql, schema, manifest, model });
-    written = name;
-    log(`Wrote ${relative(process.cwd(), join(migrationsDir(outDir), name))}:`);
+    const name = migrationFolderName(options.name ?? plan.changes[0] ?? "migration", existing, new Date());
+    written = emitMigration({ name, sql, schema, manifest }, target, existing.length === 0);
+    writeOutput(outDir, { created: written });
+    log(`Wrote ${relative(process.cwd(), join(outDir, MIGRATIONS, name))}:`);
     for (const change of plan.changes) log(`  ${change}`);
   }
   if (options.createOnly || !url) return;
@@ -82,19 +80,19 @@ export async function migrate(
     await deployMigrations(outDir, url);
   } catch (error) {
     const failed = await forgetFailedMigrations(model.database, url, outDir);
-    if (written) await rm(join(migrationsDir(outDir), written), { recursive: true, force: true });
+    if (written) removeCreated(outDir, written);
     const reason = (error as Error).message.replace(/^prisma migrate deploy failed: /, "");
     const which = failed.length > 0 ? `migration ${failed.join(", ")}` : "migration";
     throw new UserError(`the ${which} failed and was rolled back, the database is unchanged: ${reason}`);
   }
-  if (model.database === "sqlite") enableWal(url, outDir);
-  log(`Applied pending migrations to ${model.database === "sqlite" ? url : redactPassword(url)}.`);
+  afterMigrations(model.database, url, outDir);
+  log(`Applied pending migrations to ${redactPassword(url)}.`);
 }
 
 /** Lists what the change would lose and asks (on a terminal) or refuses, unless accepted. */
 async function confirmDataLoss(
   plan: MigrationPlan,
-  database: "sqlite" | "postgresql",
+  database: Database,
   url: string | undefined,
   outDir: string,
   accepted: boolean,
@@ -126,13 +124,12 @@ async function confirmDataLoss(
 }
 
 /** Renames first, then what Prisma computes from the renamed previous schema to the new one. */
-async function migrationSql(plan: MigrationPlan, model: Model, schema: string): Promise<string | undefined> {
+async function migrationSql(plan: MigrationPlan, target: Target, schema: string): Promise<string | undefined> {
   const previous = plan.renamedPrevious;
-  const from = Object.keys(previous.tables).length > 0 ? emitPrismaSchema(buildModel(previous)) : undefined;
-  const diff = await diffSchemas(from, schema, model.database);
+  const from = previous.tables.length > 0 ? emitPrismaSchema(previous) : undefined;
+  const diff = await diffSchemas(from, schema, target);
   const prismaSql = diff.replace(/^-- This is an empty migration\.\s*$/m, "").trim();
-  const renameSql = model.database === "sqlite" ? sqliteRenames : postgresRenames;
-  const renames = renameSql(plan.renames, previous).trim();
+  const renames = target.renameSql(plan.renames, previous).trim();
   if (!prismaSql && !renames) return undefined;
   return [renames, prismaSql].filter(Boolean).join("\n\n") + "\n";
 }

@@ -1,19 +1,23 @@
-import type { Database } from "../manifest/schema.ts";
+import type { Options } from "prettier";
 import type { Model } from "../model/types.ts";
-import { render, staticFile } from "../templates.ts";
+import { tableNames, queryNames } from "../targets/tables.ts";
+import { targetFor } from "../targets/index.ts";
 import { fileTree, type FileTree } from "../tree/file-tree.ts";
-import { queryNames, tableNames } from "./names.ts";
-import { emitEnvExample, emitPackageJson, emitStoredKinds } from "./project.ts";
+import { formatTree, type Reuse } from "./format.ts";
+import { generatedHeader } from "./header.ts";
 import { emitPrismaSchema } from "./prisma-schema.ts";
-import { emitQuery } from "./queries.ts";
-import { emitReadme } from "./readme.ts";
-import { emitPostgresTable } from "./postgres.ts";
-import { emitSqliteTable } from "./sqlite.ts";
-import { emitTableSchemas } from "./tables.ts";
+import { packageJson } from "./project.ts";
+import { queryContext } from "./queries.ts";
+import { readmeContext } from "./readme.ts";
+import { schemasContext } from "./schemas.ts";
+import { renderer, sourceOf, type Sources } from "./templates.ts";
 
-/** Files copied as they are, by their path in the generated server and in `templates/server/`. */
+export type { Sources };
+
+/** Files every server has as they are, by their path in the server and in `templates/server/`. */
 const SHARED_FILES: Record<string, string> = {
   ".gitignore": "gitignore",
+  ".prettierrc.json": "prettierrc.json",
   "tsconfig.json": "tsconfig.json",
   "tsconfig.build.json": "tsconfig.build.json",
   "src/app.ts": "src/app.ts",
@@ -23,100 +27,112 @@ const SHARED_FILES: Record<string, string> = {
   "src/http/auth.ts": "src/http/auth.ts",
   "src/http/envelope.ts": "src/http/envelope.ts",
   "src/http/errors.ts": "src/http/errors.ts",
-  "src/http/formats.ts": "src/http/formats.ts",
   "src/http/ids.ts": "src/http/ids.ts",
   "src/http/methods.ts": "src/http/methods.ts",
   "src/http/validation.ts": "src/http/validation.ts",
 };
 
-/** Files that differ by database: the driver, its errors, stored values and Prisma's adapter. */
-const DATABASE_FILES: Record<Database, Record<string, string>> = {
-  sqlite: {
-    "src/constraints.ts": "sqlite/constraints.ts",
-    "src/db.ts": "sqlite/db.ts",
-    "src/prisma.ts": "sqlite/prisma.ts",
-    "src/query.ts": "sqlite/query.ts",
-    "src/values.ts": "sqlite/values.ts",
-    "src/wal.ts": "sqlite/wal.ts",
-  },
-  postgresql: {
-    "src/constraints.ts": "postgres/constraints.ts",
-    "src/db.ts": "postgres/db.ts",
-    "src/prisma.ts": "postgres/prisma.ts",
-    "src/prisma-adapter.ts": "postgres/prisma-adapter.ts",
-    "src/query.ts": "postgres/query.ts",
-    "src/values.ts": "postgres/values.ts",
-  },
-};
+/** Files of `src/runtime/` every server runs, by their path in the server. */
+const RUNTIME_FILES: Record<string, string> = { "src/http/formats.ts": "formats.ts" };
 
 export interface EmitOptions {
-  /** The manifest's file name, as the generated README names it. */
+  /** The manifest's file name, as the generated files name it. */
   manifestName: string;
+  sources: Sources;
+  /** Formatted files of a previous generation that can be kept as they are (the CLI reads them). */
+  reuse?: Reuse;
 }
 
-/** The whole generated server for a model, in memory. A pure function of its inputs. */
-export function emitServer(model: Model, options: EmitOptions): FileTree {
-  const sqlite = model.database === "sqlite";
+/**
+ * The whole generated server for a model, in memory: every file emitted from the model by the
+ * templates, headed and laid out by prettier, and their listing (`.tablegen-files`). A pure
+ * function of its inputs.
+ */
+export async function emitServer(model: Model, options: EmitOptions): Promise<FileTree> {
+  const files = emitFiles(model, options.sources);
+  const headed = [...files].map(([path, content]) => {
+    const header = generatedHeader(path, options.manifestName);
+    return [path, header ? `${header}\n${content}` : content] as const;
+  });
+  const formatter = {
+    config: prettierConfig(options.sources),
+    version: options.sources.packageVersions.prettier ?? "",
+  };
+  return formatTree(fileTree(headed), formatter, options.reuse);
+}
+
+/** The prettier configuration generated servers carry, and are formatted with. */
+export function prettierConfig(sources: Sources): Options {
+  return JSON.parse(sourceOf(sources, "server/prettierrc.json")) as Options;
+}
+
+/** Every file of the server as its template writes it. */
+function emitFiles(model: Model, sources: Sources): FileTree {
+  const target = targetFor(model.database);
+  const render = renderer(sources, model.database);
   const files: [string, string][] = [];
   const add = (path: string, content: string) => files.push([path, content]);
+  const runtime = (name: string) => {
+    const text = sources.runtime.get(name);
+    if (text === undefined) throw new Error(`tablegen's src/runtime has no ${name}`);
+    return text;
+  };
 
-  for (const [path, template] of Object.entries({ ...SHARED_FILES, ...DATABASE_FILES[model.database] })) {
-    add(path, staticFile(`server/${template}`));
+  for (const [path, template] of Object.entries(SHARED_FILES)) add(path, sourceOf(sources, `server/${template}`));
+  for (const [path, file] of Object.entries(target.files))
+    add(path, sourceOf(sources, `server/${model.database}/${file}`));
+  for (const [path, name] of Object.entries({ ...RUNTIME_FILES, ...target.runtimeFiles })) add(path, runtime(name));
+
+  const project = { project: model.project, databaseUrl: target.defaultDatabaseUrl(model.project) };
+  for (const [path, template] of Object.entries(target.templates)) {
+    add(path, render(`server/${model.database}/${template}`, { ...project, typedColumns: typedColumns(model) }));
   }
-  add("package.json", emitPackageJson(model));
-  add("README.md", emitReadme(model, options.manifestName));
-  add(".env.example", emitEnvExample(model));
+  add("package.json", packageJson(model, target, sources));
+  add("README.md", render("server/README.md.hbs", readmeContext(model)));
+  add(".env.example", render("server/env.example.hbs", project));
   add("prisma/schema.prisma", emitPrismaSchema(model));
-  add("src/config.ts", render("server/src/config.ts.hbs", { sqlite }));
-  add("prisma.config.ts", render("server/prisma.config.ts.hbs", { sqlite }));
-  if (sqlite) add("src/columns.ts", emitStoredKinds(model));
-  add("src/store.ts", emitStore(model));
+  add("prisma.config.ts", render("server/prisma.config.ts.hbs", project));
+  add("src/config.ts", render("server/config.ts.hbs", project));
+
+  const tables = model.tables.map((table) => tableNames(table.name));
+  const queries = model.queries.map((query) => ({ query: query.name, ...queryNames(query.name) }));
+  add("src/store.ts", render("server/store.ts.hbs", { tables, queries }));
   add(
-    "src/routes/index.ts",
-    render("server/routes-index.ts.hbs", { project: model.project, versions: model.versions }),
+    "src/routes.ts",
+    render("server/routes.ts.hbs", {
+      project: model.project,
+      tables,
+      queries,
+      versions: model.versions.map((version) => ({
+        version,
+        tables: tables.filter((_, index) => model.tables[index]!.versions.includes(version)),
+        queries: queries.filter((_, index) => model.queries[index]!.versions.includes(version)),
+      })),
+    }),
   );
 
   for (const table of model.tables) {
-    add(`src/schemas/${table.name}.ts`, emitTableSchemas(table, model));
-    add(`src/tables/${table.name}.ts`, sqlite ? emitSqliteTable(table, model) : emitPostgresTable(table, model));
-    for (const version of table.versions) {
-      const context = { ...tableNames(table.name), version, project: model.project, ...awaiting(sqlite) };
-      add(`src/routes/${version}/${table.name}.ts`, render("server/table/routes.ts.hbs", context));
-    }
+    add(`src/schemas/${table.name}.ts`, render("server/schemas.ts.hbs", schemasContext(table)));
+    add(
+      `src/tables/${table.name}.ts`,
+      render(`server/${model.database}/table.ts.hbs`, target.tableContext(table, model)),
+    );
+    add(
+      `src/routes/${table.name}.ts`,
+      render("server/table-routes.ts.hbs", { ...tableNames(table.name), project: model.project, async: target.async }),
+    );
   }
-  for (const query of model.queries) add(`src/queries/${query.name}.ts`, emitQuery(query, model));
-  for (const version of model.versions) add(`src/routes/${version}/index.ts`, emitVersion(model, version));
+  for (const query of model.queries) {
+    add(`src/queries/${query.name}.ts`, render("server/query.ts.hbs", queryContext(query, target, model.project)));
+  }
   return fileTree(files);
 }
 
-/** How route files wait for the table: SQLite's driver is synchronous, PostgreSQL's is not. */
-function awaiting(sqlite: boolean) {
-  return sqlite ? { await: "", open: "", close: "" } : { await: "await ", open: "(await ", close: ")" };
-}
-
-function emitStore(model: Model): string {
-  return render("server/store.ts.hbs", {
-    imports: [
-      ...model.tables.map((table) => `import { ${tableNames(table.name).factory} } from "./tables/${table.name}.js";`),
-      ...model.queries.map(
-        (query) => `import { ${queryNames(query.name).factory} } from "./queries/${query.name}.js";`,
-      ),
-    ],
-    tables: model.tables.map((table) => `${table.name}: ${tableNames(table.name).factory}(db),`),
-    queries: model.queries.map((query) => `${query.name}: ${queryNames(query.name).factory}(db),`),
-  });
-}
-
-function emitVersion(model: Model, version: string): string {
-  const tables = model.tables.filter((table) => table.versions.includes(version));
-  const queries = model.queries.filter((query) => query.versions.includes(version));
-  return render("server/routes-version.ts.hbs", {
-    version,
-    imports: [
-      ...tables.map((table) => `import { ${tableNames(table.name).routes} } from "./${table.name}.js";`),
-      ...queries.map((query) => `import { ${queryNames(query.name).routes} } from "../../queries/${query.name}.js";`),
-    ],
-    tables: tables.map((table) => ({ table: table.name, routes: tableNames(table.name).routes })),
-    queries: queries.map((query) => ({ query: query.name, routes: queryNames(query.name).routes })),
-  });
+/** Columns whose values are booleans or date-times, which a database may store in another form. */
+function typedColumns(model: Model) {
+  return model.tables.flatMap((table) =>
+    table.fields
+      .filter((field) => field.kind === "boolean" || field.kind === "datetime")
+      .map((field) => ({ table: table.name, field: field.name, kind: field.kind })),
+  );
 }

@@ -1,10 +1,11 @@
 import type { Field, Model, Table } from "../model/types.ts";
+import { targetFor, type Target } from "../targets/index.ts";
 
 const ON_DELETE = { restrict: "Restrict", cascade: "Cascade", setNull: "SetNull" } as const;
 
 /** `prisma/schema.prisma`: one model per table, mapped to the manifest's names. */
 export function emitPrismaSchema(model: Model): string {
-  const provider = model.database === "sqlite" ? "sqlite" : "postgresql";
+  const target = targetFor(model.database);
   const header = [
     "generator client {",
     '  provider     = "prisma-client"',
@@ -14,22 +15,21 @@ export function emitPrismaSchema(model: Model): string {
     "}",
     "",
     "datasource db {",
-    `  provider = "${provider}"`,
+    `  provider = "${target.provider}"`,
     '  url      = env("DATABASE_URL")',
     "}",
   ].join("\n");
-  return [header, ...model.tables.map((table) => emitModel(table, model))].join("\n\n") + "\n";
+  return [header, ...model.tables.map((table) => emitModel(table, model, target))].join("\n\n") + "\n";
 }
 
-function emitModel(table: Table, model: Model): string {
-  const postgres = model.database === "postgresql";
+function emitModel(table: Table, model: Model, target: Target): string {
   const id: Row =
     table.id === "uuid"
-      ? ["id", "String", `@id @default(uuid())${postgres ? " @db.Uuid" : ""}`]
+      ? ["id", "String", ["@id @default(uuid())", ...target.uuidIdAttributes].join(" ")]
       : ["id", "Int", "@id @default(autoincrement())"];
   const rows: Row[] = [id];
   for (const field of table.fields)
-    rows.push([field.name, `${field.prismaType}${field.required ? "" : "?"}`, attributes(field, postgres)]);
+    rows.push([field.name, `${field.prismaType}${field.required ? "" : "?"}`, attributes(field, target)]);
   for (const field of table.fields) {
     const relation = field.relation;
     if (!relation) continue;
@@ -59,16 +59,12 @@ function emitModel(table: Table, model: Model): string {
 
 type Row = [name: string, type: string, attributes: string];
 
-function attributes(field: Field, postgres: boolean): string {
+function attributes(field: Field, target: Target): string {
   const list: string[] = [];
   if (field.unique) list.push("@unique");
   const defaultValue = prismaDefault(field);
   if (defaultValue) list.push(`@default(${defaultValue})`);
-  if (postgres) {
-    if (field.kind === "datetime") list.push("@db.Timestamptz(0)");
-    else if (field.kind === "uuid") list.push("@db.Uuid");
-    else if (field.kind === "text" && field.maxLength !== undefined) list.push(`@db.VarChar(${field.maxLength})`);
-  }
+  list.push(...target.prismaAttributes(field));
   return list.join(" ");
 }
 

@@ -1,35 +1,26 @@
-import type { Database } from "../manifest/schema.ts";
 import type { Model } from "../model/types.ts";
-import { render, staticFile } from "../templates.ts";
+import type { Target } from "../targets/index.ts";
+import type { Sources } from "./templates.ts";
+
+/** What every generated server runs on and is developed with, whatever its database. */
+const RUNTIME = ["@fastify/cors", "@prisma/client", "esbuild", "fastify", "prisma"];
+const DEVELOPMENT = ["@types/node", "prettier", "typescript"];
 
 /**
- * What a generated server runs on, at the versions tablegen itself is developed and tested
- * against (its own package.json), so a server generated inside this repository needs no install.
+ * `name → range` at the versions tablegen itself is developed and tested against, so a server
+ * generated inside this repository needs no install: exact for Prisma (its CLI, client and adapters
+ * move together), `^` otherwise.
  */
-const RUNTIME: Record<Database, string[]> = {
-  sqlite: ["@prisma/adapter-better-sqlite3", "better-sqlite3"],
-  postgresql: ["@prisma/adapter-pg", "pg"],
-};
-const SHARED_RUNTIME = ["@fastify/cors", "@prisma/client", "esbuild", "fastify", "prisma"];
-const DEVELOPMENT: Record<Database, string[]> = { sqlite: ["@types/better-sqlite3"], postgresql: ["@types/pg"] };
-const SHARED_DEVELOPMENT = ["@types/node", "typescript"];
-
-const tablegenPackage = JSON.parse(staticFile("../package.json")) as {
-  dependencies: Record<string, string>;
-  devDependencies: Record<string, string>;
-};
-
-/** `name → range` for packages, exact for Prisma (its CLI, client and adapters move together), `^` otherwise. */
-function versions(names: string[]): Record<string, string> {
-  const entries = names.sort().map((name) => {
-    const version = tablegenPackage.dependencies[name] ?? tablegenPackage.devDependencies[name];
+function versions(names: readonly string[], sources: Sources): Record<string, string> {
+  const entries = [...names].sort().map((name) => {
+    const version = sources.packageVersions[name];
     if (!version) throw new Error(`tablegen's package.json does not list ${name}`);
     return [name, name.includes("prisma") ? version : `^${version}`];
   });
   return Object.fromEntries(entries);
 }
 
-export function emitPackageJson(model: Model): string {
+export function packageJson(model: Model, target: Target, sources: Sources): string {
   const pkg = {
     name: `${model.project}-server`,
     version: "1.0.0",
@@ -44,30 +35,14 @@ export function emitPackageJson(model: Model): string {
         'esbuild "src/**/*.ts" --outdir=dist --platform=node --target=node20 --format=esm --sourcemap --log-level=warning',
       start: "npm run -s transpile && node --enable-source-maps dist/server.js",
       cluster: "npm run -s transpile && node --enable-source-maps dist/cluster.js",
-      migrate:
-        model.database === "sqlite"
-          ? "prisma migrate deploy && npm run -s transpile && node dist/wal.js"
-          : "prisma migrate deploy",
+      migrate: target.migrateScript,
       build: "prisma generate && tsc -p tsconfig.build.json",
       "start:prod": "node dist/server.js",
+      format: "prettier --write .",
       postinstall: "prisma generate",
     },
-    dependencies: versions([...SHARED_RUNTIME, ...RUNTIME[model.database]]),
-    devDependencies: versions([...SHARED_DEVELOPMENT, ...DEVELOPMENT[model.database]]),
+    dependencies: versions([...RUNTIME, ...target.dependencies], sources),
+    devDependencies: versions([...DEVELOPMENT, ...target.devDependencies], sources),
   };
   return JSON.stringify(pkg, null, 2) + "\n";
-}
-
-/** `src/columns.ts`: the columns whose stored value is not the API's, for custom query results. */
-export function emitStoredKinds(model: Model): string {
-  const entries = model.tables.flatMap((table) =>
-    table.fields
-      .filter((field) => field.kind === "boolean" || field.kind === "datetime")
-      .map((field) => `  "${table.name}.${field.name}": "${field.kind}",`),
-  );
-  return render("server/columns.ts.hbs", { entries });
-}
-
-export function emitEnvExample(model: Model): string {
-  return render("server/env.example.hbs", { sqlite: model.database === "sqlite", project: model.project });
 }

@@ -1,5 +1,4 @@
 import type { Field, Model } from "../model/types.ts";
-import { render } from "../templates.ts";
 
 const SAMPLES: Record<string, unknown> = {
   NUMBER: 1,
@@ -16,12 +15,10 @@ function sample(field: Field): unknown {
   return field.kind === "uuid" ? SAMPLE_UUID : SAMPLES[field.type];
 }
 
-/** The generated server's README: how to run it and a curl example for every endpoint. */
-export function emitReadme(model: Model, manifest: string): string {
-  return render("server/README.md.hbs", {
+/** The context of the generated server's README: how to run it and a curl example for every endpoint. */
+export function readmeContext(model: Model) {
+  return {
     project: model.project,
-    manifest,
-    sqlite: model.database === "sqlite",
     tables: model.tables.map((table) => ({
       name: table.name,
       versions: table.versions.join(", "),
@@ -51,5 +48,5 @@ export function emitReadme(model: Model, manifest: string): string {
               .join("&")
           : "",
     })),
-  });
+  };
 }

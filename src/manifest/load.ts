@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import { LineCounter, parseDocument, isAlias, isMap, isNode, isScalar, isSeq, type Document } from "yaml";
 import { UserError } from "../errors.ts";
 import { jsonSyntaxError, positionAt } from "./json.ts";
@@ -19,19 +18,6 @@ export interface ManifestSource {
    * that does not exist in the file is placed at the name of its deepest existing ancestor.
    */
   locate(path: Path, key?: boolean): Position;
-}
-
-export async function loadManifest(file: string): Promise<ManifestSource> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") throw new UserError(`${file}: manifest not found (run "tablegen init" to create one)`);
-    if (code === "EISDIR") throw new UserError(`${file}: is a directory, not a manifest file`);
-    throw new UserError(`${file}: cannot be read (${code ?? "unknown error"})`);
-  }
-  return parseManifest(file, text);
 }
 
 /**

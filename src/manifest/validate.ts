@@ -1,7 +1,8 @@
 import type { z } from "zod";
 import { UserError } from "../errors.ts";
-import { characterLength, isDateTime, isEmail, isPhone } from "./formats.ts";
+import { isDateTime, isEmail, isPhone } from "../runtime/formats.ts";
 import type { ManifestSource, Path } from "./load.ts";
+import { pascalCase } from "./names.ts";
 import {
   DEFAULT_MAX_LENGTH,
   FIELD_TYPES,
@@ -72,9 +73,13 @@ const TYPE_HINTS: Record<string, string> = {
   TELEPHONE: "PHONE",
 };
 
-/** Checks the manifest's structure and every rule of CONTRACT.md §2; returns it typed. */
+/** Checks the manifest's structure and every rule of CONTRACT.md §2; returns zod's parsed manifest. */
 export function validateManifest(source: ManifestSource): RawManifest {
-  const structure = structureProblems(source.data);
+  const parsed =
+    source.data === null || source.data === undefined
+      ? undefined
+      : manifestSchema.safeParse(source.data, { reportInput: true });
+  const structure = structureProblems(source.data, parsed);
   // A value the schema already refused is not judged again by the rules.
   const refused = new Set(structure.map(({ path }) => formatPath(path)));
   const rules = ruleProblems(source.data).filter(({ path }) => !refused.has(formatPath(path)));
@@ -86,17 +91,16 @@ export function validateManifest(source: ManifestSource): RawManifest {
       .map(({ path, message, line, column }) => `${source.file}:${line}:${column} ${formatPath(path)}: ${message}`);
     throw new ManifestError(source.file, [...new Set(located)]);
   }
-  return source.data as RawManifest;
+  return parsed!.data!;
 }
 
 export function formatPath(path: Path): string {
   return path.length === 0 ? "(manifest)" : path.join(".");
 }
 
-function structureProblems(data: unknown): Problem[] {
-  if (data === null || data === undefined)
+function structureProblems(data: unknown, result: ReturnType<typeof manifestSchema.safeParse> | undefined): Problem[] {
+  if (data === null || data === undefined || !result)
     return [{ path: [], message: "is empty: a manifest needs at least project and tables" }];
-  const result = manifestSchema.safeParse(data, { reportInput: true });
   return result.success ? [] : result.error.issues.flatMap((issue) => issueProblems(issue, []));
 }
 
@@ -271,12 +275,6 @@ function ruleProblems(data: unknown): Problem[] {
     const modelName = pascalCase(tableName);
     if (RESERVED_TABLE_NAMES.has(tableName)) {
       report(tablePath, `"${tableName}" is a reserved table name`, true);
-    } else if (tableName === "index") {
-      report(
-        tablePath,
-        `"index" is a reserved table name: the generated server's routes/<version>/index.ts is taken`,
-        true,
-      );
     } else if (RESERVED_TABLE_PREFIXES.some((prefix) => tableName.startsWith(prefix))) {
       const prefix = RESERVED_TABLE_PREFIXES.find((candidate) => tableName.startsWith(candidate))!;
       report(
@@ -528,9 +526,7 @@ function checkQuerySql(sql: string, declared: string[], path: Path, report: Repo
   }
 }
 
-export function pascalCase(name: string): string {
-  return name
-    .split(/[_-]/)
-    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
-    .join("");
+/** Length in characters (Unicode code points), as CONTRACT.md counts maxLength. */
+function characterLength(value: string): number {
+  return [...value].length;
 }

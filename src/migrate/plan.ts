@@ -16,8 +16,8 @@ export type Risk =
   | { kind: "made-required"; table: string; field: string };
 
 export interface MigrationPlan {
-  /** The previous manifest with this change's renames applied: the schema Prisma diffs from. */
-  renamedPrevious: RawManifest;
+  /** The previous model with this change's renames applied: the schema Prisma diffs from (no tables at first). */
+  renamedPrevious: Model;
   renames: Rename[];
   risks: Risk[];
   /** Changes that cannot be migrated as written (a new required field without a default). */
@@ -26,13 +26,19 @@ export interface MigrationPlan {
   changes: string[];
 }
 
-/** What a manifest change does to the database: renames, risks to data, and what is refused. */
-export function planMigration(previous: RawManifest | undefined, next: RawManifest): MigrationPlan {
-  const renamedPrevious = structuredClone(previous ?? { ...next, tables: {} });
-  const renames = applyRenames(renamedPrevious, next);
-  const before = buildModel(renamedPrevious);
-  const after = buildModel(next);
-  const plan: MigrationPlan = { renamedPrevious, renames, risks: [], problems: [], changes: [] };
+/**
+ * What a manifest change does to the database: renames, risks to data, and what is refused.
+ * `previous` is the (validated) manifest of the latest migration, `next` the manifest now and its model.
+ */
+export function planMigration(
+  previous: RawManifest | undefined,
+  next: { manifest: RawManifest; model: Model },
+): MigrationPlan {
+  const renamedManifest = structuredClone(previous ?? { ...next.manifest, tables: {} });
+  const renames = applyRenames(renamedManifest, next.manifest);
+  const before = buildModel(renamedManifest);
+  const after = next.model;
+  const plan: MigrationPlan = { renamedPrevious: before, renames, risks: [], problems: [], changes: [] };
   for (const rename of renames) {
     plan.changes.push(
       rename.kind === "table"

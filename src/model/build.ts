@@ -1,11 +1,5 @@
-import {
-  DEFAULT_MAX_LENGTH,
-  type FieldType,
-  type RawFieldObject,
-  type RawManifest,
-  type RawTable,
-} from "../manifest/schema.ts";
-import { pascalCase } from "../manifest/validate.ts";
+import { pascalCase } from "../manifest/names.ts";
+import { DEFAULT_MAX_LENGTH, type FieldType, type RawFieldObject, type RawManifest } from "../manifest/schema.ts";
 import type {
   Field,
   FieldDefault,
@@ -34,6 +28,8 @@ export function buildModel(manifest: RawManifest): Model {
   const versions = manifest.versions ?? ["v1"];
   const rawTables = Object.entries(manifest.tables);
   const idKinds = new Map(rawTables.map(([name, table]) => [name, table.id ?? "number"]));
+  /** What each reference field names, until its relation is resolved. */
+  const references = new Map<Field, Pick<RawFieldObject, "references" | "onDelete">>();
 
   const tables: Table[] = rawTables.map(([name, table]) => ({
     name,
@@ -41,13 +37,16 @@ export function buildModel(manifest: RawManifest): Model {
     ...(table.renamedFrom !== undefined && { renamedFrom: table.renamedFrom }),
     id: table.id ?? "number",
     versions: table.versions ?? versions,
-    fields: Object.entries(table.fields).map(([fieldName, spec]) =>
-      buildField(fieldName, typeof spec === "string" ? { type: spec } : spec, idKinds),
-    ),
+    fields: Object.entries(table.fields).map(([fieldName, raw]) => {
+      const spec = typeof raw === "string" ? { type: raw } : raw;
+      const field = buildField(fieldName, spec, idKinds);
+      if (spec.references !== undefined) references.set(field, spec);
+      return field;
+    }),
     referencedBy: [],
   }));
 
-  nameRelations(tables, rawTables);
+  nameRelations(tables, references);
 
   const queries: Query[] = Object.entries(manifest.queries ?? {}).map(([name, query]) => ({
     name,
@@ -105,7 +104,7 @@ function valueKind(type: FieldType, integer: boolean): ValueKind {
  * collide are made unique. Prisma needs a name for every relation between a pair of models joined
  * more than once (in either direction) and for a self-relation.
  */
-function nameRelations(tables: Table[], rawTables: [string, RawTable][]): void {
+function nameRelations(tables: Table[], references: Map<Field, Pick<RawFieldObject, "references" | "onDelete">>): void {
   const byName = new Map(tables.map((table) => [table.name, table]));
   const taken = new Map(
     tables.map((table) => [table.name, new Set(["id", ...table.fields.map((field) => field.name)])]),
@@ -114,38 +113,34 @@ function nameRelations(tables: Table[], rawTables: [string, RawTable][]): void {
   const pair = (a: string, b: string) => (a < b ? `${a}<>${b}` : `${b}<>${a}`);
   const counts = new Map<string, number>();
   const count = (key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
-  for (const [tableName, raw] of rawTables) {
-    for (const spec of Object.values(raw.fields)) {
-      if (typeof spec !== "string" && spec.references) {
-        count(directed(tableName, spec.references));
-        count(pair(tableName, spec.references));
-      }
-    }
+  const referring = tables.flatMap((table) =>
+    table.fields.flatMap((field) => {
+      const spec = references.get(field);
+      return spec?.references === undefined ? [] : [{ table, field, spec, target: byName.get(spec.references)! }];
+    }),
+  );
+  for (const { table, target } of referring) {
+    count(directed(table.name, target.name));
+    count(pair(table.name, target.name));
   }
 
-  for (const [tableName, raw] of rawTables) {
-    const table = byName.get(tableName)!;
-    for (const field of table.fields) {
-      const spec = raw.fields[field.name]!;
-      if (typeof spec === "string" || spec.references === undefined) continue;
-      const target = byName.get(spec.references)!;
-      const shared = (counts.get(directed(tableName, target.name)) ?? 0) > 1 || target === table;
-      const named = shared || (counts.get(pair(tableName, target.name)) ?? 0) > 1;
-      const base = field.name.endsWith("_id") && field.name.length > 3 ? field.name.slice(0, -3) : `${field.name}_ref`;
-      const fieldName = unique(base, taken.get(tableName)!);
-      const backBase = shared ? `${tableName}_by_${field.name}` : tableName;
-      const backFieldName = unique(backBase, taken.get(target.name)!);
-      const relation: Relation = {
-        table: target.name,
-        onDelete: spec.onDelete ?? "restrict",
-        fieldName,
-        backFieldName,
-        ...(named && { relationName: `${tableName}_${field.name}` }),
-      };
-      field.relation = relation;
-      const reference: Reference = { table: tableName, field: field.name, onDelete: relation.onDelete };
-      target.referencedBy.push(reference);
-    }
+  for (const { table, field, spec, target } of referring) {
+    const shared = (counts.get(directed(table.name, target.name)) ?? 0) > 1 || target === table;
+    const named = shared || (counts.get(pair(table.name, target.name)) ?? 0) > 1;
+    const base = field.name.endsWith("_id") && field.name.length > 3 ? field.name.slice(0, -3) : `${field.name}_ref`;
+    const fieldName = unique(base, taken.get(table.name)!);
+    const backBase = shared ? `${table.name}_by_${field.name}` : table.name;
+    const backFieldName = unique(backBase, taken.get(target.name)!);
+    const relation: Relation = {
+      table: target.name,
+      onDelete: spec.onDelete ?? "restrict",
+      fieldName,
+      backFieldName,
+      ...(named && { relationName: `${table.name}_${field.name}` }),
+    };
+    field.relation = relation;
+    const reference: Reference = { table: table.name, field: field.name, onDelete: relation.onDelete };
+    target.referencedBy.push(reference);
   }
 }
 

@@ -1,7 +1,6 @@
 import { once } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { OpenAI } from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   DEFAULT_MODEL,
@@ -13,6 +12,7 @@ import {
 } from "../../src/ai/generate.ts";
 import { EXAMPLE_MANIFEST, SYSTEM_PROMPT, repairMessage } from "../../src/ai/prompt.ts";
 import { AI_JSON_SCHEMA, toAiForm } from "../../src/ai/schema.ts";
+import { openaiCompletion } from "../../src/cli/openai.ts";
 import { userErrorMessage } from "../helpers/errors.ts";
 import { startFakeOpenAI, type FakeOpenAI, type Reply } from "./fake-openai.ts";
 
@@ -45,13 +45,14 @@ async function serve(replies: Reply[]): Promise<FakeOpenAI> {
   return fake;
 }
 
-function settings(baseURL: string, extra: Partial<DraftSettings> = {}): DraftSettings {
-  const timeoutSeconds = extra.timeoutSeconds ?? 10;
+function settings(
+  baseURL: string,
+  { timeoutSeconds = 10, ...extra }: Partial<DraftSettings> & { timeoutSeconds?: number } = {},
+): DraftSettings {
   return {
-    client: new OpenAI({ apiKey: "test", baseURL, timeout: timeoutSeconds * 1000, maxRetries: 0 }),
+    complete: openaiCompletion({ apiKey: "test", baseURL, model: DEFAULT_MODEL, timeoutSeconds }),
     model: DEFAULT_MODEL,
     maxRepairs: 2,
-    timeoutSeconds,
     file: "tablegen.yaml",
     ...extra,
   };

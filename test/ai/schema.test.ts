@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { EXAMPLE_MANIFEST, SYSTEM_PROMPT } from "../../src/ai/prompt.ts";
 import { AI_JSON_SCHEMA, OMITTED, fromAiForm, toAiForm, type JsonSchema } from "../../src/ai/schema.ts";
 import { manifestText } from "../../src/ai/text.ts";
-import { modelFromText, readManifest } from "../../src/manifest/index.ts";
+import { modelFromText, readManifest } from "../helpers/manifest.ts";
 import {
   FIELD_TYPES,
   fieldObjectSchema,

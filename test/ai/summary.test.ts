@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { summary } from "../../src/ai/summary.ts";
-import { readManifest } from "../../src/manifest/index.ts";
+import { readManifest } from "../helpers/manifest.ts";
 import { EXAMPLES } from "../helpers/generate.ts";
 
 describe("the summary of a draft", () => {

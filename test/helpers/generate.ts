@@ -1,13 +1,14 @@
 import { mkdtemp } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { generateServer } from "../../src/cli/generate.ts";
+import { loadSources, readManifestFile } from "../../src/cli/host.ts";
+import { writeOutput } from "../../src/cli/writer.ts";
 import { emitServer } from "../../src/emit/index.ts";
-import { readManifest } from "../../src/manifest/index.ts";
 import type { Database, RawManifest } from "../../src/manifest/schema.ts";
 import { buildModel } from "../../src/model/build.ts";
 import type { Model } from "../../src/model/types.ts";
 import type { FileTree } from "../../src/tree/file-tree.ts";
-import { writeServer } from "../../src/write-server.ts";
 import { runRoot } from "./run-root.ts";
 
 export const REPO = fileURLToPath(new URL("../../", import.meta.url));
@@ -15,7 +16,7 @@ export const EXAMPLES = join(REPO, "examples");
 
 /** An example's manifest and model (moved to another database if asked). */
 async function exampleModel(name: string, database?: Database): Promise<{ manifest: RawManifest; model: Model }> {
-  const { manifest } = await readManifest(join(EXAMPLES, `${name}.yaml`));
+  const { manifest } = readManifestFile(join(EXAMPLES, `${name}.yaml`));
   if (database) manifest.database = database;
   return { manifest, model: buildModel(manifest) };
 }
@@ -25,7 +26,7 @@ export async function exampleTree(
   database?: Database,
 ): Promise<{ manifest: RawManifest; model: Model; tree: FileTree }> {
   const { manifest, model } = await exampleModel(name, database);
-  return { manifest, model, tree: emitServer(model, { manifestName: `${name}.yaml` }) };
+  return { manifest, model, tree: await emitServer(model, { manifestName: `${name}.yaml`, sources: loadSources() }) };
 }
 
 /**
@@ -41,6 +42,7 @@ export async function scratchDir(prefix: string): Promise<string> {
 export async function generateExample(name: string, database?: Database): Promise<{ dir: string; model: Model }> {
   const { manifest, model } = await exampleModel(name, database);
   const dir = await scratchDir(database ? `${name}-${database}` : name);
-  await writeServer(dir, { manifest, model }, { manifestName: `${name}.yaml` });
+  const { tree, migration } = await generateServer(dir, { manifest, model }, `${name}.yaml`);
+  writeOutput(dir, { generated: tree, created: migration?.files });
   return { dir, model };
 }

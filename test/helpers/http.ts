@@ -6,7 +6,11 @@ export interface Answer {
 }
 
 export interface Client {
-  request(method: string, path: string, options?: { body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<Answer>;
+  request(
+    method: string,
+    path: string,
+    options?: { body?: unknown; raw?: string; headers?: Record<string, string> },
+  ): Promise<Answer>;
   get(path: string): Promise<Answer>;
   post(path: string, body: unknown): Promise<Answer>;
   del(path: string): Promise<Answer>;

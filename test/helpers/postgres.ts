@@ -14,7 +14,7 @@ export function findPostgres(): string | undefined {
       if (existsSync(join(bin, "initdb")) && existsSync(join(bin, "pg_ctl"))) return bin;
     }
   }
-  const which = spawnSync("sh", ["-c", "dirname \"$(command -v initdb)\""], { encoding: "utf8" });
+  const which = spawnSync("sh", ["-c", 'dirname "$(command -v initdb)"'], { encoding: "utf8" });
   const bin = which.stdout.trim();
   return which.status === 0 && bin && existsSync(join(bin, "initdb")) ? bin : undefined;
 }
@@ -45,7 +45,9 @@ export async function startPostgres(bin: string): Promise<PostgresServer> {
   const dir = mkdtempSync(join(tmpdir(), "tablegen-pg-"));
   const data = join(dir, "data");
   const run = (program: string, args: string[]) => {
-    const command = asRoot ? ["runuser", ["-u", "postgres", "--", join(bin, program), ...args]] : [join(bin, program), args];
+    const command = asRoot
+      ? ["runuser", ["-u", "postgres", "--", join(bin, program), ...args]]
+      : [join(bin, program), args];
     execFileSync(command[0] as string, command[1] as string[], { stdio: "pipe" });
   };
   if (asRoot) execFileSync("chown", ["postgres", dir]);

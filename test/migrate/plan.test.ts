@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { RawManifest, RawTable } from "../../src/manifest/schema.ts";
-import { planMigration, type MigrationPlan } from "../../src/migrate/plan.ts";
+import { planMigration as plan, type MigrationPlan } from "../../src/migrate/plan.ts";
+import { buildModel } from "../../src/model/build.ts";
+
+/** The plan from a previous manifest to the next one, with the next one's model built as the CLI builds it. */
+const planMigration = (previous: RawManifest | undefined, next: RawManifest): MigrationPlan =>
+  plan(previous, { manifest: next, model: buildModel(next) });
 import { describeRisk } from "../../src/migrate/risks.ts";
 
 /** A manifest of project "shop" with the given tables. */
@@ -35,7 +40,7 @@ describe("planMigration without a previous manifest", () => {
   it("adds every table, in manifest order, with no risk", () => {
     const plan = planMigration(undefined, base);
     expect(plan).toEqual({
-      renamedPrevious: { project: "shop", tables: {} },
+      renamedPrevious: buildModel({ ...base, tables: {} }),
       renames: [],
       risks: [],
       problems: [],
@@ -62,8 +67,7 @@ describe("planMigration with identical manifests", () => {
     const previous = structuredClone(base);
     const plan = planMigration(previous, structuredClone(base));
     expectPlain(plan, [], []);
-    expect(plan.renamedPrevious).toEqual(base);
-    expect(plan.renamedPrevious).not.toBe(previous);
+    expect(plan.renamedPrevious).toEqual(buildModel(base));
     expect(previous).toEqual(base);
   });
 
@@ -288,13 +292,13 @@ describe("planMigration's renames", () => {
       customers({ name: "TEXT", mobile: { type: "PHONE", renamedFrom: "phone" }, email: "EMAIL" }),
     );
     expect(plan).toEqual({
-      renamedPrevious: customers({ name: "TEXT", mobile: "PHONE", email: "EMAIL" }),
+      renamedPrevious: buildModel(customers({ name: "TEXT", mobile: "PHONE", email: "EMAIL" })),
       renames: [{ kind: "field", table: "customers", from: "phone", to: "mobile" }],
       risks: [],
       problems: [],
       changes: ["customers.phone: field renamed to mobile"],
     });
-    expect(Object.keys(plan.renamedPrevious.tables.customers!.fields)).toEqual(["name", "mobile", "email"]);
+    expect(plan.renamedPrevious.tables[0]!.fields.map((field) => field.name)).toEqual(["name", "mobile", "email"]);
   });
 
   it("a table rename also renames the references other tables make to it", () => {
@@ -309,21 +313,23 @@ describe("planMigration's renames", () => {
     });
     const plan = planMigration(base, next);
     expect(plan).toEqual({
-      renamedPrevious: shop({
-        clients: { fields: { name: { type: "TEXT", required: true }, phone: "PHONE" } },
-        orders: {
-          fields: {
-            customer_id: { type: "NUMBER", references: "clients", onDelete: "cascade" },
-            total: { type: "NUMBER", required: true },
+      renamedPrevious: buildModel(
+        shop({
+          clients: { fields: { name: { type: "TEXT", required: true }, phone: "PHONE" } },
+          orders: {
+            fields: {
+              customer_id: { type: "NUMBER", references: "clients", onDelete: "cascade" },
+              total: { type: "NUMBER", required: true },
+            },
           },
-        },
-      }),
+        }),
+      ),
       renames: [{ kind: "table", from: "customers", to: "clients" }],
       risks: [],
       problems: [],
       changes: ["customers: table renamed to clients"],
     });
-    expect(Object.keys(plan.renamedPrevious.tables)).toEqual(["clients", "orders"]);
+    expect(plan.renamedPrevious.tables.map((table) => table.name)).toEqual(["clients", "orders"]);
     expect(base.tables.orders!.fields.customer_id).toEqual({
       type: "NUMBER",
       references: "customers",
@@ -342,7 +348,7 @@ describe("planMigration's renames", () => {
       }),
     );
     expect(plan.renamedPrevious).toEqual(
-      shop({ persons: { fields: { name: "TEXT", parent_id: { type: "NUMBER", references: "persons" } } } }),
+      buildModel(shop({ persons: { fields: { name: "TEXT", parent_id: { type: "NUMBER", references: "persons" } } } })),
     );
     expect(plan.renames).toEqual([{ kind: "table", from: "people", to: "persons" }]);
     expect(plan.changes).toEqual(["people: table renamed to persons"]);
@@ -370,15 +376,17 @@ describe("planMigration's renames", () => {
       { kind: "field", table: "orders", from: "total", to: "amount" },
     ]);
     expect(plan.renamedPrevious).toEqual(
-      shop({
-        clients: { fields: { full_name: { type: "TEXT", required: true }, phone: "PHONE" } },
-        orders: {
-          fields: {
-            client_id: { type: "NUMBER", references: "clients", onDelete: "cascade" },
-            amount: { type: "NUMBER", required: true },
+      buildModel(
+        shop({
+          clients: { fields: { full_name: { type: "TEXT", required: true }, phone: "PHONE" } },
+          orders: {
+            fields: {
+              client_id: { type: "NUMBER", references: "clients", onDelete: "cascade" },
+              amount: { type: "NUMBER", required: true },
+            },
           },
-        },
-      }),
+        }),
+      ),
     );
     expect(plan.changes).toEqual([
       "customers: table renamed to clients",
@@ -410,7 +418,7 @@ describe("planMigration's renames", () => {
     // The snapshot of the last migration already holds the new names (and the same renamedFrom)...
     const again = planMigration(structuredClone(renamed), renamed);
     expectPlain(again, [], []);
-    expect(again.renamedPrevious).toEqual(renamed);
+    expect(again.renamedPrevious).toEqual(buildModel(renamed));
     // ...or the new names without renamedFrom.
     const without = planMigration(
       shop({ clients: { fields: { full_name: { type: "TEXT", required: true }, phone: "PHONE" } } }),

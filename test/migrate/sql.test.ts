@@ -4,10 +4,16 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import type { RawManifest, RawTable } from "../../src/manifest/schema.ts";
-import { planMigration, type Risk } from "../../src/migrate/plan.ts";
+import { migrationFolderName } from "../../src/emit/migration.ts";
+import { planMigration as plan, type MigrationPlan, type Risk } from "../../src/migrate/plan.ts";
 import { riskCountSql } from "../../src/migrate/risks.ts";
-import { sqliteRenames, wrapSqliteMigration } from "../../src/migrate/sqlite.ts";
-import { migrationFolderName } from "../../src/migrations.ts";
+import { buildModel } from "../../src/model/build.ts";
+import { sqlite } from "../../src/targets/sqlite.ts";
+
+const planMigration = (previous: RawManifest | undefined, next: RawManifest): MigrationPlan =>
+  plan(previous, { manifest: next, model: buildModel(next) });
+const sqliteRenames = sqlite.renameSql;
+const wrapSqliteMigration = sqlite.migrationScript;
 
 function shop(tables: Record<string, RawTable>): RawManifest {
   return { project: "shop", tables };

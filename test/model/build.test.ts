@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { modelFromText, readModel } from "../../src/manifest/index.ts";
+import { modelFromText, readModel } from "../helpers/manifest.ts";
 import type { Field, Model, Table } from "../../src/model/types.ts";
 
 const blog = await readModel("examples/blog.yaml");

@@ -6,7 +6,7 @@ import { signatureCheck } from "./http/auth.js";
 import { Failure, handleError, handleNotFound } from "./http/errors.js";
 import { formats } from "./http/formats.js";
 import { answerWrongMethods } from "./http/methods.js";
-import { routes } from "./routes/index.js";
+import { routes } from "./routes.js";
 import { openStore } from "./store.js";
 
 /** The Fastify application: checks, routes and error answers; listening is the caller's. */

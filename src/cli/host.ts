@@ -1,0 +1,80 @@
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { join, relative } from "node:path";
+import type { Sources } from "../emit/templates.ts";
+import { MIGRATIONS, SNAPSHOT } from "../emit/migration.ts";
+import { UserError } from "../errors.ts";
+import { parseManifest } from "../manifest/load.ts";
+import type { RawManifest } from "../manifest/schema.ts";
+import { validateManifest } from "../manifest/validate.ts";
+import { compileManifest, type Compiled } from "../model/index.ts";
+import { packagePath } from "./paths.ts";
+
+/**
+ * The files the CLI reads for the pure layers below it: tablegen's own sources (templates,
+ * runtime code, package versions), manifests, and what a generated server already holds.
+ */
+
+let sources: Sources | undefined;
+
+/** tablegen's templates, runtime sources and package versions, read once per process. */
+export function loadSources(): Sources {
+  if (sources) return sources;
+  const pkg = JSON.parse(readFileSync(packagePath("package.json"), "utf8")) as {
+    dependencies: Record<string, string>;
+    devDependencies: Record<string, string>;
+  };
+  sources = {
+    templates: filesUnder(packagePath("templates")),
+    runtime: filesUnder(packagePath("src", "runtime")),
+    packageVersions: { ...pkg.devDependencies, ...pkg.dependencies },
+  };
+  return sources;
+}
+
+function filesUnder(dir: string): Map<string, string> {
+  const entries = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+  const files = entries.map((entry) => {
+    const path = join(entry.parentPath, entry.name);
+    return [relative(dir, path).split("\\").join("/"), readFileSync(path, "utf8")] as const;
+  });
+  return new Map(files.sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/** A text file the user named, or one clear message saying why it cannot be read. */
+export function readUserFile(file: string, what: string, missing: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") throw new UserError(`${file}: ${missing}`);
+    if (code === "EISDIR") throw new UserError(`${file}: is a directory, not ${what}`);
+    throw new UserError(`${file}: cannot be read (${code ?? "unknown error"})`);
+  }
+}
+
+/** A manifest file, validated, and its model. */
+export function readManifestFile(file: string): Compiled {
+  return compileManifest(
+    file,
+    readUserFile(file, "a manifest file", 'manifest not found (run "tablegen init" to create one)'),
+  );
+}
+
+/** Migration folders of a server, oldest first. */
+export function existingMigrations(outDir: string): string[] {
+  const dir = join(outDir, MIGRATIONS);
+  if (!existsSync(dir)) return [];
+  const entries = readdirSync(dir, { withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isDirectory() && existsSync(join(dir, entry.name, "migration.sql")))
+    .map((entry) => entry.name)
+    .sort();
+}
+
+/** The manifest the latest migration was made from, validated like any manifest, if it kept one. */
+export function latestSnapshot(outDir: string): RawManifest | undefined {
+  const latest = existingMigrations(outDir).at(-1);
+  const path = latest && join(outDir, MIGRATIONS, latest, SNAPSHOT);
+  if (!path || !existsSync(path)) return undefined;
+  return validateManifest(parseManifest(path, readFileSync(path, "utf8")));
+}

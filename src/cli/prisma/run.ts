@@ -1,0 +1,84 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { execa } from "execa";
+import { UserError } from "../../errors.ts";
+import type { Target } from "../../targets/index.ts";
+import { packagePath } from "../paths.ts";
+
+const require = createRequire(import.meta.url);
+const PRISMA_CLI = require.resolve("prisma/build/index.js");
+const DIFF_CONFIG = packagePath("src", "cli", "prisma", "diff.config.mjs");
+
+/** Runs the Prisma CLI that tablegen depends on; a failure becomes a UserError with Prisma's words. */
+async function runPrisma(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<string> {
+  const result = await execa(process.execPath, [PRISMA_CLI, ...args], {
+    cwd: options.cwd,
+    // No update check: it is a network request, and tablegen pins its Prisma.
+    env: { PRISMA_HIDE_UPDATE_MESSAGE: "1", CHECKPOINT_DISABLE: "1", ...options.env },
+    reject: false,
+  });
+  if (result.exitCode !== 0) {
+    throw new UserError(
+      `prisma ${args.slice(0, 2).join(" ")} failed: ${prismaError(`${result.stderr}\n${result.stdout}`)}`,
+    );
+  }
+  return result.stdout;
+}
+
+/** The error Prisma reports, without its banners and warnings. */
+function prismaError(output: string): string {
+  const lines = output.split("\n");
+  const start = lines.findIndex((line) => line.startsWith("Error"));
+  if (start === -1) return output.trim();
+  const error = lines
+    .slice(start)
+    .join("\n")
+    .split(/\n\s*\n\s*\n|\nPrisma schema loaded/)[0]!;
+  return error
+    .replace(/^Error: (P\d+)\s*\n+/, "$1: ")
+    .replace(/^Error: /, "")
+    .trim();
+}
+
+/**
+ * The SQL that takes a database from one Prisma schema (or nothing) to another, both given as
+ * text. Prisma's process is started before this returns, so the caller can work while it runs.
+ */
+export function diffSchemas(from: string | undefined, to: string, target: Target): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), "tablegen-diff-"));
+  writeFileSync(join(dir, "to.prisma"), to);
+  if (from !== undefined) writeFileSync(join(dir, "from.prisma"), from);
+  const source = from === undefined ? ["--from-empty"] : ["--from-schema-datamodel", "from.prisma"];
+  const args = [
+    "migrate",
+    "diff",
+    ...source,
+    "--to-schema-datamodel",
+    "to.prisma",
+    "--script",
+    "--config",
+    DIFF_CONFIG,
+  ];
+  return runPrisma(args, {
+    cwd: dir,
+    // Prisma reads env("DATABASE_URL") even for a diff between two schema files, and without a URL
+    // of the schema's provider falls back to a native engine that it tries to download.
+    env: { DATABASE_URL: target.placeholderUrl, TABLEGEN_SCHEMA: join(dir, "to.prisma") },
+  }).finally(() => rmSync(dir, { recursive: true, force: true }));
+}
+
+const DEPLOY_CONFIG = packagePath("src", "cli", "prisma", "deploy.config.ts");
+
+/** Applies a server's pending migrations to a database, with tablegen's own Prisma and adapter. */
+export async function deployMigrations(outDir: string, databaseUrl: string): Promise<string> {
+  return runPrisma(["migrate", "deploy", "--config", DEPLOY_CONFIG], {
+    cwd: outDir,
+    env: {
+      DATABASE_URL: databaseUrl,
+      TABLEGEN_SCHEMA: resolve(outDir, "prisma", "schema.prisma"),
+      TABLEGEN_MIGRATIONS: resolve(outDir, "prisma", "migrations"),
+    },
+  });
+}

@@ -1,0 +1,101 @@
+import type { Model } from "../model/types.ts";
+import type { Rename } from "../migrate/plan.ts";
+import { positionalSql } from "../manifest/sql.ts";
+import { quote } from "./sql.ts";
+import { defaultDateTime, tableContext, type Storage } from "./tables.ts";
+import type { Target } from "./target.ts";
+
+/** PostgreSQL takes booleans as they are and date-times as ISO text truncated to seconds; `$n` parameters. */
+const storage: Storage = {
+  param: (_name, position) => `$${position}`,
+  single: "$1",
+  keepUnlessSet: (column, flag, value) => `CASE WHEN ${flag} THEN ${value} ELSE ${column} END`,
+  converter: (field) => (field.kind === "datetime" ? "storedDateTime" : undefined),
+  storedDefault(field) {
+    const fallback = field.default!;
+    if (fallback.kind === "now") return "storedNow()";
+    if (field.kind === "datetime") return JSON.stringify(`${defaultDateTime(fallback.value)}Z`);
+    return JSON.stringify(fallback.value);
+  },
+};
+
+export const postgresql: Target = {
+  database: "postgresql",
+  provider: "postgresql",
+  async: true,
+  files: {
+    "src/constraints.ts": "constraints.ts",
+    "src/db.ts": "db.ts",
+    "src/prisma.ts": "prisma.ts",
+    "src/query.ts": "query.ts",
+    "src/values.ts": "values.ts",
+  },
+  templates: {},
+  runtimeFiles: { "src/prisma-adapter.ts": "prisma-adapter.ts" },
+  dependencies: ["@prisma/adapter-pg", "pg"],
+  devDependencies: ["@types/pg"],
+  migrateScript: "prisma migrate deploy",
+  label: "PostgreSQL",
+  implicitDatabaseUrl: undefined,
+  defaultDatabaseUrl: (project) => `postgresql://postgres@localhost:5432/${project.replace(/-/g, "_")}`,
+  placeholderUrl: "postgresql://tablegen@localhost:5432/tablegen",
+
+  prismaAttributes(field) {
+    if (field.kind === "datetime") return ["@db.Timestamptz(0)"];
+    if (field.kind === "uuid") return ["@db.Uuid"];
+    if (field.kind === "text" && field.maxLength !== undefined) return [`@db.VarChar(${field.maxLength})`];
+    return [];
+  },
+  uuidIdAttributes: ["@db.Uuid"],
+
+  tableContext: (table) => tableContext(table, storage),
+
+  querySql: (query) =>
+    positionalSql(
+      query.sql,
+      query.params.map((param) => param.name),
+    ),
+
+  migrationScript: (sql) => `BEGIN;\n\n${sql.trim()}\n\nCOMMIT;\n`,
+  renameSql,
+};
+
+/**
+ * PostgreSQL statements for renames. Prisma names constraints, indexes and sequences after their
+ * table and column (`users_pkey`, `users_email_key`, `posts_user_id_fkey`, `users_id_seq`) and later
+ * migrations refer to them by those names, so they are renamed along with what they belong to.
+ */
+function renameSql(renames: Rename[], renamedPrevious: Model): string {
+  if (renames.length === 0) return "";
+  const tableRenames = renames.filter((rename) => rename.kind === "table");
+  const oldTable = (table: string) => tableRenames.find((rename) => rename.to === table)?.from ?? table;
+  const oldColumn = (table: string, column: string) =>
+    renames.find((rename) => rename.kind === "field" && rename.table === table && rename.to === column)?.from ?? column;
+
+  const lines = ["-- Renames (tablegen: renamedFrom keeps the data)"];
+  for (const { from, to } of tableRenames) lines.push(`ALTER TABLE ${quote(from)} RENAME TO ${quote(to)};`);
+  for (const rename of renames) {
+    if (rename.kind === "field")
+      lines.push(`ALTER TABLE ${quote(rename.table)} RENAME COLUMN ${quote(rename.from)} TO ${quote(rename.to)};`);
+  }
+  for (const table of renamedPrevious.tables) {
+    const before = oldTable(table.name);
+    const renameConstraint = (from: string, to: string) => {
+      if (from !== to) lines.push(`ALTER TABLE ${quote(table.name)} RENAME CONSTRAINT ${quote(from)} TO ${quote(to)};`);
+    };
+    renameConstraint(`${before}_pkey`, `${table.name}_pkey`);
+    if (table.id === "number" && before !== table.name) {
+      lines.push(`ALTER SEQUENCE ${quote(`${before}_id_seq`)} RENAME TO ${quote(`${table.name}_id_seq`)};`);
+    }
+    for (const field of table.fields) {
+      const column = oldColumn(table.name, field.name);
+      if (field.unique && `${before}_${column}_key` !== `${table.name}_${field.name}_key`) {
+        lines.push(
+          `ALTER INDEX ${quote(`${before}_${column}_key`)} RENAME TO ${quote(`${table.name}_${field.name}_key`)};`,
+        );
+      }
+      if (field.relation) renameConstraint(`${before}_${column}_fkey`, `${table.name}_${field.name}_fkey`);
+    }
+  }
+  return lines.join("\n") + "\n";
+}

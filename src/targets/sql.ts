@@ -1,0 +1,32 @@
+/** SQL text as generated servers and migrations carry it: quoted names, and statements laid out to be read. */
+
+export const quote = (name: string) => `"${name}"`;
+
+/** Longest single-line statement; longer ones are laid out one clause per line. */
+const WIDTH = 100;
+
+/**
+ * A list of items between `open` and `close`: on one line when it is short, else one item per
+ * line, indented under the clause, with `close` on a line of its own.
+ */
+export function sqlList(items: string[], open = "", close = ""): string {
+  const line = items.join(", ");
+  if (line.length <= WIDTH) return `${open}${line}${close}`;
+  return `${open.trimEnd()}\n  ${items.join(",\n  ")}${close ? `\n${close}` : ""}`;
+}
+
+/**
+ * A statement from its clauses: one line when it fits, otherwise each clause on a line of its own,
+ * indented as the generated module's SQL constants are (a template literal inside an object).
+ */
+export function statement(clauses: string[]): string {
+  const line = clauses.join(" ");
+  if (line.length <= WIDTH && !line.includes("\n")) return line;
+  const lines = clauses.join("\n").split("\n");
+  return `\n${lines.map((text) => `    ${text}`).join("\n")}\n  `;
+}
+
+/** The column list every statement of a table returns, `id` first. */
+export function columnList(columns: string[]): string {
+  return sqlList(columns.map(quote));
+}

@@ -1,0 +1,132 @@
+import type { Field, Model, Table } from "../model/types.ts";
+import type { Rename } from "../migrate/plan.ts";
+import { quote } from "./sql.ts";
+import { TS_TYPES, defaultDateTime, tableContext, type Storage } from "./tables.ts";
+import type { Target } from "./target.ts";
+
+/** Functions of the server's values.ts that read a stored value back into the API's. */
+const READERS: Partial<Record<Field["kind"], string>> = { boolean: "apiBoolean", datetime: "apiDateTime" };
+
+/** SQLite keeps booleans as 0/1 and date-times as Prisma's ISO text, and binds named parameters. */
+const storage: Storage = {
+  param: (name) => `@${name}`,
+  single: "?",
+  keepUnlessSet: (column, flag, value) => `iif(${flag}, ${value}, ${column})`,
+  converter: (field) => ({ boolean: "storedBoolean", datetime: "storedDateTime" })[field.kind as string],
+  storedDefault(field) {
+    const fallback = field.default!;
+    if (fallback.kind === "now") return "storedNow()";
+    if (field.kind === "boolean") return String(Number(fallback.value));
+    if (field.kind === "datetime") return JSON.stringify(`${defaultDateTime(fallback.value)}.000+00:00`);
+    return JSON.stringify(fallback.value);
+  },
+};
+
+export const sqlite: Target = {
+  database: "sqlite",
+  provider: "sqlite",
+  async: false,
+  files: {
+    "src/constraints.ts": "constraints.ts",
+    "src/db.ts": "db.ts",
+    "src/prisma.ts": "prisma.ts",
+    "src/query.ts": "query.ts",
+    "src/values.ts": "values.ts",
+    "src/wal.ts": "wal.ts",
+  },
+  templates: { "src/columns.ts": "columns.ts.hbs" },
+  runtimeFiles: {},
+  dependencies: ["@prisma/adapter-better-sqlite3", "better-sqlite3"],
+  devDependencies: ["@types/better-sqlite3"],
+  migrateScript: "prisma migrate deploy && npm run -s transpile && node dist/wal.js",
+  label: "SQLite",
+  implicitDatabaseUrl: "file:./data.db",
+  defaultDatabaseUrl: () => "file:./data.db",
+  placeholderUrl: "file:./tablegen-diff.db",
+
+  prismaAttributes: () => [],
+  uuidIdAttributes: [],
+
+  tableContext(table: Table) {
+    const converted = table.fields.filter((field) => READERS[field.kind] !== undefined);
+    const context = tableContext(table, storage);
+    return {
+      ...context,
+      /** Rows differ from records only when a value is stored in another form. */
+      converted: converted.length > 0,
+      rowFields: table.fields.map((field) => ({
+        name: field.name,
+        type: field.kind === "boolean" ? "number" : TS_TYPES[field.kind],
+        required: field.required,
+        reader: READERS[field.kind],
+      })),
+      valueHelpers: [...new Set([...context.valueHelpers, ...converted.map((field) => READERS[field.kind]!)])].sort(),
+    };
+  },
+
+  querySql: (query) => query.sql,
+
+  migrationScript: wrapMigration,
+  renameSql,
+};
+
+/**
+ * Makes a SQLite migration all-or-nothing. Prisma runs the script in one go without a transaction,
+ * and its table rebuilds switch foreign keys off, which SQLite ignores inside a transaction; so
+ * foreign keys go off first, the statements run in a transaction, and a final check fails the
+ * transaction (and so undoes it) if any row is left referring to nothing.
+ */
+function wrapMigration(sql: string): string {
+  const body = sql
+    .split("\n")
+    .filter((line) => !/^PRAGMA (defer_)?foreign_keys=(ON|OFF);$/.test(line.trim()))
+    .join("\n")
+    .trim();
+  return [
+    "PRAGMA foreign_keys=OFF;",
+    "BEGIN;",
+    "",
+    body,
+    "",
+    "-- Every reference must still point at a row, or the CHECK fails and nothing above is kept.",
+    "CREATE TEMP TABLE _tablegen_foreign_key_check (violations INTEGER CHECK (violations = 0));",
+    "INSERT INTO _tablegen_foreign_key_check SELECT count(*) FROM pragma_foreign_key_check;",
+    "DROP TABLE _tablegen_foreign_key_check;",
+    "COMMIT;",
+    "PRAGMA foreign_keys=ON;",
+    "",
+  ].join("\n");
+}
+
+const uniqueIndex = (table: string, column: string) => `${table}_${column}_key`;
+
+/**
+ * SQLite statements for renames. Columns and tables keep their rows; unique indexes, which Prisma
+ * names after table and column, are recreated under their new names.
+ */
+function renameSql(renames: Rename[], renamedPrevious: Model): string {
+  if (renames.length === 0) return "";
+  const lines = ["-- Renames (tablegen: renamedFrom keeps the data)"];
+  const tableRenames = renames.filter((rename) => rename.kind === "table");
+  for (const rename of tableRenames) lines.push(`ALTER TABLE ${quote(rename.from)} RENAME TO ${quote(rename.to)};`);
+  for (const rename of renames) {
+    if (rename.kind === "field")
+      lines.push(`ALTER TABLE ${quote(rename.table)} RENAME COLUMN ${quote(rename.from)} TO ${quote(rename.to)};`);
+  }
+  for (const table of renamedPrevious.tables) {
+    const oldTable = tableRenames.find((rename) => rename.to === table.name)?.from ?? table.name;
+    for (const field of table.fields.filter((candidate) => candidate.unique)) {
+      const fieldRename = renames.find(
+        (rename) => rename.kind === "field" && rename.table === table.name && rename.to === field.name,
+      );
+      const before = uniqueIndex(oldTable, fieldRename?.from ?? field.name);
+      const after = uniqueIndex(table.name, field.name);
+      if (before === after) continue;
+      lines.push(
+        `DROP INDEX ${quote(before)};`,
+        `CREATE UNIQUE INDEX ${quote(after)} ON ${quote(table.name)}(${quote(field.name)});`,
+      );
+    }
+  }
+  return lines.join("\n") + "\n";
+}

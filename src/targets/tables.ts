@@ -1,0 +1,137 @@
+import { camelCase, pascalCase } from "../manifest/names.ts";
+import type { Field, Table } from "../model/types.ts";
+import { columnList, quote, sqlList, statement } from "./sql.ts";
+
+/** TypeScript type of a value of each kind, as the API exchanges it. */
+export const TS_TYPES = {
+  float: "number",
+  integer: "number",
+  uuid: "string",
+  text: "string",
+  boolean: "boolean",
+  datetime: "string",
+} as const;
+
+/** Identifiers the generated code uses for one table. */
+export function tableNames(table: string) {
+  const pascal = pascalCase(table);
+  const camel = camelCase(table);
+  return {
+    table,
+    record: `${pascal}Record`,
+    input: `${pascal}Input`,
+    rowType: `${pascal}Row`,
+    schemas: `${camel}Schemas`,
+    factory: `${camel}Table`,
+    tableType: `${pascal}Table`,
+    routes: `${camel}Routes`,
+  };
+}
+
+/** Identifiers the generated code uses for one custom query. */
+export function queryNames(query: string) {
+  const pascal = pascalCase(query);
+  const camel = camelCase(query);
+  return { factory: `${camel}Query`, queryType: `${pascal}Query`, routes: `${camel}Route` };
+}
+
+/** How a database binds parameters and stores values: what its target decides for the table module. */
+export interface Storage {
+  /** The parameter for a named value at a 1-based position, in statements bound with several values. */
+  param(name: string, position: number): string;
+  /** The parameter of a statement bound with one value (an id). */
+  readonly single: string;
+  /** The SQL that keeps a column unless the update names it: `iif(...)` or `CASE WHEN ... END`. */
+  keepUnlessSet(column: string, flag: string, value: string): string;
+  /** values.ts function that turns the field's API value into its stored form, if it needs one. */
+  converter(field: Field): string | undefined;
+  /** The stored form of the field's default, as a literal (or `storedNow()`). */
+  storedDefault(field: Field): string;
+}
+
+/**
+ * What the table modules of every database share: names, the statements (laid out by the target's
+ * parameter style), reference checks, and each field's stored value on create and update.
+ */
+export function tableContext(table: Table, storage: Storage) {
+  const names = tableNames(table.name);
+  const inserted = [...(table.id === "uuid" ? ["id"] : []), ...table.fields.map((field) => field.name)];
+  let position = 0;
+  const insertParams = inserted.map((name) => storage.param(name, ++position));
+  // Update: the id first, then for each field whether it changes and its new value.
+  position = 1;
+  const sets = table.fields.map((field) => {
+    const flag = storage.param(`set_${field.name}`, ++position);
+    const value = storage.param(field.name, ++position);
+    return `${quote(field.name)} = ${storage.keepUnlessSet(quote(field.name), flag, value)}`;
+  });
+  const id = storage.single;
+  const from = `FROM ${quote(table.name)}`;
+  const referrers = new Map(
+    table.referencedBy.map((reference) => [`${reference.table}.${reference.field}`, reference]),
+  );
+  return {
+    ...names,
+    uuid: table.id === "uuid",
+    idType: table.id === "uuid" ? "string" : "number",
+    idParser: table.id === "uuid" ? "uuidId" : "numberId",
+    columns: columnList(["id", ...table.fields.map((field) => field.name)]),
+    sql: {
+      list: statement(["SELECT ${COLUMNS}", from, 'ORDER BY "id"']),
+      find: statement(["SELECT ${COLUMNS}", from, `WHERE "id" = ${id}`]),
+      insert: statement([
+        `INSERT INTO ${quote(table.name)} ${sqlList(inserted.map(quote), "(", ")")}`,
+        `VALUES ${sqlList(insertParams, "(", ")")}`,
+        "RETURNING ${COLUMNS}",
+      ]),
+      update: statement([
+        `UPDATE ${quote(table.name)} SET${sqlList(sets, " ")}`,
+        `WHERE "id" = ${storage.param("id", 1)}`,
+        "RETURNING ${COLUMNS}",
+      ]),
+      remove: statement([`DELETE ${from}`, `WHERE "id" = ${id}`]),
+    },
+    references: table.fields.flatMap((field) =>
+      field.relation
+        ? [
+            {
+              field: field.name,
+              table: field.relation.table,
+              sql: `SELECT 1 FROM ${quote(field.relation.table)} WHERE "id" = ${storage.single}`,
+            },
+          ]
+        : [],
+    ),
+    referrers: [...referrers.values()].map(({ table: referrer, field }) => ({
+      table: referrer,
+      field,
+      sql: `SELECT 1 FROM ${quote(referrer)} WHERE ${quote(field)} = ${storage.single} LIMIT 1`,
+    })),
+    fields: table.fields.map((field) => {
+      const converter = storage.converter(field);
+      return {
+        name: field.name,
+        required: field.required,
+        converter,
+        default: field.default === undefined ? undefined : storage.storedDefault(field),
+      };
+    }),
+    valueHelpers: valueHelpers(table, storage),
+  };
+}
+
+/** The values.ts functions a table module writes with. */
+function valueHelpers(table: Table, storage: Storage): string[] {
+  const helpers = new Set<string>();
+  for (const field of table.fields) {
+    const converter = storage.converter(field);
+    if (converter) helpers.add(converter);
+    if (field.default?.kind === "now") helpers.add("storedNow");
+  }
+  return [...helpers];
+}
+
+/** A date-time default as the API's UTC seconds, `2024-01-31T12:00:00`, without a zone designator. */
+export function defaultDateTime(value: string | number | boolean): string {
+  return new Date(String(value)).toISOString().slice(0, 19);
+}

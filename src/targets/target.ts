@@ -1,0 +1,52 @@
+import type { Database } from "../manifest/schema.ts";
+import type { Field, Model, Query, Table } from "../model/types.ts";
+import type { Rename } from "../migrate/plan.ts";
+
+/**
+ * Everything that differs between the databases a generated server can run on, in one object per
+ * database (as a SQL dialect): the files and packages of its servers, how their statements are
+ * written and bound, how values are stored, and how migrations are wrapped and renames written.
+ * Its templates live in `templates/server/<database>/` (files copied as they are, a table module
+ * template, and partials the shared templates call). Adding a database means adding a target.
+ */
+export interface Target {
+  readonly database: Database;
+  /** Prisma's datasource provider. */
+  readonly provider: string;
+  /** Whether the driver's calls return promises (pg) or values (better-sqlite3). */
+  readonly async: boolean;
+  /** Server path → file of `templates/server/<database>/` copied as it is. */
+  readonly files: Readonly<Record<string, string>>;
+  /** Server path → template of `templates/server/<database>/`, rendered with the model's context. */
+  readonly templates: Readonly<Record<string, string>>;
+  /** Server path → file of `src/runtime/` that the server runs too. */
+  readonly runtimeFiles: Readonly<Record<string, string>>;
+  /** npm packages of the server: what it runs on and what it is developed with. */
+  readonly dependencies: readonly string[];
+  readonly devDependencies: readonly string[];
+  /** `npm run migrate` of the server. */
+  readonly migrateScript: string;
+  /** What the database is called in messages. */
+  readonly label: string;
+  /** The DATABASE_URL a server uses when none is set, if it has one. */
+  readonly implicitDatabaseUrl: string | undefined;
+  /** The DATABASE_URL a new project starts with. */
+  defaultDatabaseUrl(project: string): string;
+  /** A URL of the provider that Prisma accepts for a schema-to-schema diff (no database is opened). */
+  readonly placeholderUrl: string;
+
+  /** Prisma attributes after a field's own (native column types). */
+  prismaAttributes(field: Field): string[];
+  /** Prisma attributes of a uuid id after `@id @default(uuid())`. */
+  readonly uuidIdAttributes: string[];
+
+  /** The context of the database's table module template (`templates/server/<database>/table.ts.hbs`). */
+  tableContext(table: Table, model: Model): object;
+  /** A custom query's SQL with its parameters as the driver binds them. */
+  querySql(query: Query): string;
+
+  /** A migration's script around the SQL Prisma computed: all-or-nothing. */
+  migrationScript(sql: string): string;
+  /** Statements that rename tables and fields (and what is named after them) in place. */
+  renameSql(renames: Rename[], renamedPrevious: Model): string;
+}

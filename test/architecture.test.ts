@@ -1,0 +1,149 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import ts from "typescript";
+import { describe, expect, it } from "vitest";
+import { REPO } from "./helpers/generate.ts";
+
+// The README's architecture, checked: only the CLI layer (src/cli) touches the disk, processes, the
+// network and databases; src/runtime is code that generated servers run (the generator ships it as
+// text) and only the CLI layer imports what in it reaches a database; nothing in src imports from
+// templates/; and there is no import cycle, between modules or between the layers (folders of src).
+
+const SRC = join(REPO, "src");
+const EFFECTS = [
+  /^(node:)?(fs|fs\/promises|child_process|net|http|https|http2|dgram|tls|worker_threads|cluster)$/,
+  /^(better-sqlite3|pg|execa|openai|@inquirer\/prompts|yocto-spinner)$/,
+  /^@prisma\//,
+];
+
+interface Module {
+  path: string;
+  /** Imports that bring values (type-only imports are erased). */
+  packages: string[];
+  /** Modules of src this one imports, values or types. */
+  local: string[];
+}
+
+function modules(): Map<string, Module> {
+  const files = readdirSync(SRC, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && /\.(ts|mjs)$/.test(entry.name))
+    .map((entry) => join(entry.parentPath, entry.name));
+  return new Map(
+    files.map((file) => {
+      const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest);
+      const packages: string[] = [];
+      const local: string[] = [];
+      for (const statement of source.statements) {
+        if (!ts.isImportDeclaration(statement) && !ts.isExportDeclaration(statement)) continue;
+        const specifier = statement.moduleSpecifier;
+        if (!specifier || !ts.isStringLiteral(specifier)) continue;
+        const typeOnly = ts.isImportDeclaration(statement)
+          ? statement.importClause?.isTypeOnly === true
+          : statement.isTypeOnly;
+        if (specifier.text.startsWith(".")) local.push(resolve(dirname(file), specifier.text));
+        else if (!typeOnly) packages.push(specifier.text);
+      }
+      // Dynamic imports (the CLI's lazily loaded commands) count too.
+      for (const match of source.text.matchAll(/\bimport\("(\.[^"]+)"\)/g))
+        local.push(resolve(dirname(file), match[1]!));
+      return [file, { path: relative(REPO, file), packages, local }];
+    }),
+  );
+}
+
+const all = modules();
+const layer = (file: string) => relative(SRC, file).split("/")[0]!.replace(/\.ts$/, "");
+const inCli = (file: string) => layer(file) === "cli";
+const effects = (module: Module) => module.packages.filter((name) => EFFECTS.some((pattern) => pattern.test(name)));
+
+/** Every module a module reaches through its imports, itself included. */
+function reached(start: string): Set<string> {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const next of all.get(file)?.local ?? []) visit(next);
+  };
+  visit(start);
+  return seen;
+}
+
+describe("the architecture", () => {
+  it("knows every module (imports resolve to files of src)", () => {
+    const unresolved = [...all.values()].flatMap((module) =>
+      module.local.filter((file) => !all.has(file)).map((file) => `${module.path} → ${relative(REPO, file)}`),
+    );
+    expect(unresolved).toEqual([]);
+    expect(all.size).toBeGreaterThan(30);
+  });
+
+  it("keeps effects in the CLI layer: no other module reaches the disk, processes, the network or a database", () => {
+    const found: string[] = [];
+    for (const [file, module] of all) {
+      if (inCli(file)) continue;
+      for (const other of reached(file)) {
+        // A runtime module that touches a database is server code, shipped as text and imported by the CLI alone.
+        if (layer(file) === "runtime" && layer(other) === "runtime") continue;
+        const imported = effects(all.get(other)!);
+        if (imported.length > 0) found.push(`${module.path} → ${relative(REPO, other)}: ${imported.join(", ")}`);
+      }
+    }
+    expect(found).toEqual([]);
+  });
+
+  it("lets only the CLI layer import the runtime modules that reach a database", () => {
+    const found = [...all.values()].flatMap((module) =>
+      module.local
+        .filter((file) => layer(file) === "runtime" && effects(all.get(file)!).length > 0)
+        .filter(() => !inCli(join(REPO, module.path)))
+        .map((file) => `${module.path} → ${relative(REPO, file)}`),
+    );
+    expect(found).toEqual([]);
+  });
+
+  it("never imports from templates/: templates are data the CLI reads", () => {
+    const found = [...all.values()].flatMap((module) =>
+      module.local
+        .filter((file) => relative(REPO, file).startsWith("templates/"))
+        .map((file) => `${module.path} → ${file}`),
+    );
+    expect(found).toEqual([]);
+  });
+
+  it("has no import cycle between modules", () => {
+    const cycles: string[] = [];
+    const state = new Map<string, "visiting" | "done">();
+    const stack: string[] = [];
+    const visit = (file: string) => {
+      if (state.get(file) === "done") return;
+      if (state.get(file) === "visiting") {
+        cycles.push([...stack.slice(stack.indexOf(file)), file].map((path) => relative(SRC, path)).join(" → "));
+        return;
+      }
+      state.set(file, "visiting");
+      stack.push(file);
+      for (const next of all.get(file)?.local ?? []) visit(next);
+      stack.pop();
+      state.set(file, "done");
+    };
+    for (const file of all.keys()) visit(file);
+    expect(cycles).toEqual([]);
+  });
+
+  it("has no cycle between layers: each folder of src depends only on the ones below it", () => {
+    const edges = new Map<string, Set<string>>();
+    for (const [file, module] of all) {
+      for (const next of module.local) {
+        if (layer(next) !== layer(file)) edges.set(layer(file), (edges.get(layer(file)) ?? new Set()).add(layer(next)));
+      }
+    }
+    const dependsOn = (from: string, to: string, seen = new Set<string>()): boolean =>
+      [...(edges.get(from) ?? [])].some(
+        (next) => next === to || (!seen.has(next) && seen.add(next) && dependsOn(next, to, seen)),
+      );
+    const cycles = [...edges].flatMap(([from, targets]) =>
+      [...targets].filter((to) => dependsOn(to, from)).map((to) => `${from} ⇄ ${to}`),
+    );
+    expect(cycles).toEqual([]);
+  });
+});
