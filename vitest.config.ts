@@ -3,8 +3,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    // The run's scratch root under the OS temp dir, then its PostgreSQL server.
-    globalSetup: ["test/setup/run-root.ts", "test/setup/postgres.ts"],
+    // The run's scratch root under the OS temp dir, the compiled CLI if out of date, then PostgreSQL.
+    globalSetup: ["test/setup/run-root.ts", "test/setup/cli.ts", "test/setup/postgres.ts"],
     // Test files run side by side, each in its own process: most of their time is spent waiting on
     // child processes (the CLI, Prisma, generated servers) and databases, not on the CPU. Each file
     // uses its own scratch directories, databases and ports, and shares only the prepared examples
