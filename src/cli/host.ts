@@ -71,6 +71,13 @@ export function existingMigrations(outDir: string): string[] {
     .sort();
 }
 
+/** The Prisma schema the latest migration leads to, if it kept one. */
+export function latestSchema(outDir: string): string | undefined {
+  const latest = existingMigrations(outDir).at(-1);
+  const path = latest && join(outDir, MIGRATIONS, latest, "schema.prisma");
+  return path && existsSync(path) ? readFileSync(path, "utf8") : undefined;
+}
+
 /** The manifest the latest migration was made from, validated like any manifest, if it kept one. */
 export function latestSnapshot(outDir: string): RawManifest | undefined {
   const latest = existingMigrations(outDir).at(-1);

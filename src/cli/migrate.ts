@@ -11,7 +11,7 @@ import { describeRisk, riskCountSql } from "../migrate/risks.ts";
 import { targetFor, type Target } from "../targets/index.ts";
 import { afterMigrations, countRows, forgetFailedMigrations } from "./database.ts";
 import { databaseUrlFor } from "./env.ts";
-import { existingMigrations, latestSnapshot, loadSources, readManifestFile } from "./host.ts";
+import { existingMigrations, latestSchema, latestSnapshot, loadSources, readManifestFile } from "./host.ts";
 import { deployMigrations, diffSchemas } from "./prisma/run.ts";
 import { compareTree, previousOutput, removeCreated, writeOutput } from "./writer.ts";
 
@@ -63,7 +63,7 @@ export async function migrate(
   await confirmDataLoss(plan, model.database, url, outDir, options.acceptDataLoss === true, interactive);
 
   const schema = emitPrismaSchema(model);
-  const sql = await migrationSql(plan, target, schema);
+  const sql = await migrationSql(plan, target, schema, latestSchema(outDir));
   let written: ReturnType<typeof emitMigration> | undefined;
   if (sql === undefined) {
     log("No changes to the database schema: no migration written.");
@@ -123,10 +123,21 @@ async function confirmDataLoss(
   );
 }
 
-/** Renames first, then what Prisma computes from the renamed previous schema to the new one. */
-async function migrationSql(plan: MigrationPlan, target: Target, schema: string): Promise<string | undefined> {
+/**
+ * Renames first, then what Prisma computes from the previous schema to the new one. Without renames
+ * the previous schema is the one the latest migration applied (so what a newer tablegen adds to the
+ * same manifest, such as indexes on references, is migrated too); with renames, the one the previous
+ * manifest gives under the new names.
+ */
+async function migrationSql(
+  plan: MigrationPlan,
+  target: Target,
+  schema: string,
+  applied: string | undefined,
+): Promise<string | undefined> {
   const previous = plan.renamedPrevious;
-  const from = previous.tables.length > 0 ? emitPrismaSchema(previous) : undefined;
+  const renamed = previous.tables.length > 0 ? emitPrismaSchema(previous) : undefined;
+  const from = plan.renames.length === 0 && applied !== undefined ? applied : renamed;
   const diff = await diffSchemas(from, schema, target);
   const prismaSql = diff.replace(/^-- This is an empty migration\.\s*$/m, "").trim();
   const renames = target.renameSql(plan.renames, previous).trim();

@@ -28,6 +28,8 @@ const SHARED_FILES: Record<string, string> = {
   "src/http/envelope.ts": "src/http/envelope.ts",
   "src/http/errors.ts": "src/http/errors.ts",
   "src/http/ids.ts": "src/http/ids.ts",
+  "src/http/list.ts": "src/http/list.ts",
+  "src/list-sql.ts": "src/list-sql.ts",
   "src/http/methods.ts": "src/http/methods.ts",
   "src/http/validation.ts": "src/http/validation.ts",
 };

@@ -1,5 +1,6 @@
 import type { Field, Model, Table } from "../model/types.ts";
 import { targetFor, type Target } from "../targets/index.ts";
+import { tableIndexes } from "../model/indexes.ts";
 
 const ON_DELETE = { restrict: "Restrict", cascade: "Cascade", setNull: "SetNull" } as const;
 
@@ -54,7 +55,10 @@ function emitModel(table: Table, model: Model, target: Target): string {
   const body = rows.map(([name, type, rest]) =>
     `  ${name.padEnd(nameWidth)} ${type.padEnd(typeWidth)} ${rest}`.trimEnd(),
   );
-  return [`model ${table.modelName} {`, ...body, "", `  @@map("${table.name}")`, "}"].join("\n");
+  const indexes = tableIndexes(table).map(
+    ({ fields, name, mapped }) => `  @@index([${fields.join(", ")}]${mapped ? `, map: "${name}"` : ""})`,
+  );
+  return [`model ${table.modelName} {`, ...body, "", ...indexes, `  @@map("${table.name}")`, "}"].join("\n");
 }
 
 type Row = [name: string, type: string, attributes: string];

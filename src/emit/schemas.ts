@@ -19,9 +19,11 @@ export function schemasContext(table: Table) {
     ...tableNames(table.name),
     idType: table.id === "uuid" ? "string" : "number",
     idSchema: { type: table.id === "uuid" ? "string" : "integer" },
+    idKind: table.id === "uuid" ? "uuid" : "integer",
     fields: table.fields.map((field) => ({
       name: field.name,
       tsType: TS_TYPES[field.kind],
+      kind: field.kind,
       required: field.required,
       optional: !field.required || field.default !== undefined,
       recordSchema: { type: jsonType(field) },

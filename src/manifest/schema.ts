@@ -37,6 +37,7 @@ export const fieldObjectSchema = z
     references: z.string().optional().describe("Name of the table whose id this field holds"),
     onDelete: z.enum(ON_DELETE).optional().describe("What deleting the referenced record does"),
     renamedFrom: z.string().optional().describe("The field's previous name, so a migration keeps its data"),
+    index: z.boolean().optional().describe("Index the field, for fast list filters and sorts on it"),
   })
   .strict();
 
@@ -48,6 +49,10 @@ export const tableSchema = z
     versions: z.array(z.string()).optional().describe("API versions that serve this table; default all"),
     renamedFrom: z.string().optional().describe("The table's previous name, so a migration keeps its data"),
     fields: z.record(z.string(), fieldSchema),
+    indexes: z
+      .array(z.array(z.string()))
+      .optional()
+      .describe("Composite indexes, each a list of the table's field names in order"),
   })
   .strict();
 

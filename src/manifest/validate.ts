@@ -332,6 +332,7 @@ function ruleProblems(data: unknown): Problem[] {
       };
       checkField(spec as Partial<RawFieldObject>, context, report);
     }
+    checkIndexes(table.indexes, [...tablePath, "indexes"], fieldNames, report);
   }
 
   const queryNames = new Map<string, string>();
@@ -361,6 +362,30 @@ function ruleProblems(data: unknown): Problem[] {
 }
 
 type Report = (path: Path, message: string, atKey?: boolean) => void;
+
+/** A composite index names at least two of the table's fields (or id), each once; no two indexes are the same. */
+function checkIndexes(value: unknown, path: Path, fields: Set<string>, report: Report): void {
+  if (!Array.isArray(value)) return;
+  const seen = new Set<string>();
+  value.forEach((index: unknown, position) => {
+    if (!Array.isArray(index)) return;
+    const at = [...path, position];
+    const names = strings(index);
+    if (names.length < 2) report(at, "a composite index names at least two fields (index: true indexes one)");
+    names.forEach((name, place) => {
+      if (name !== "id" && !fields.has(name)) {
+        const suggestion = closest(name, fields);
+        report(
+          [...at, place],
+          `"${name}" is not a field of this table${suggestion ? ` (did you mean "${suggestion}"?)` : ""}`,
+        );
+      } else if (names.indexOf(name) !== place) report([...at, place], `"${name}" is named twice in the index`);
+    });
+    const key = names.join(",");
+    if (seen.has(key)) report(at, `duplicate index: [${names.join(", ")}] is listed twice`);
+    seen.add(key);
+  });
+}
 
 /** Reports a name that is not an identifier; returns whether it is one. */
 function checkIdentifier(name: string, path: Path, what: string, report: Report): boolean {

@@ -149,6 +149,7 @@ function compareFields(before: Table, after: Table, plan: MigrationPlan): void {
       if (field.default === undefined) plan.risks.push({ kind: "made-required", table: after.name, field: field.name });
     }
     if (JSON.stringify(old.relation?.table) !== JSON.stringify(field.relation?.table)) changed("reference changed");
+    if (field.index !== old.index) changed(field.index ? "index added" : "index removed");
   }
   for (const field of before.fields) {
     if (after.fields.some((candidate) => candidate.name === field.name)) continue;

@@ -43,6 +43,7 @@ export function buildModel(manifest: RawManifest): Model {
       if (spec.references !== undefined) references.set(field, spec);
       return field;
     }),
+    indexes: table.indexes ?? [],
     referencedBy: [],
   }));
 
@@ -74,6 +75,7 @@ function buildField(name: string, spec: RawFieldObject, idKinds: Map<string, str
     prismaType: PRISMA_TYPES[kind],
     required: spec.required === true,
     unique: spec.unique === true,
+    index: spec.unique !== true && (spec.index === true || spec.references !== undefined),
     ...(spec.default !== undefined && { default: fieldDefault(spec.default) }),
     ...(maxLength !== undefined && { maxLength }),
     ...(spec.renamedFrom !== undefined && { renamedFrom: spec.renamedFrom }),

@@ -27,6 +27,8 @@ export interface Table {
   id: IdKind;
   versions: string[];
   fields: Field[];
+  /** Composite indexes, each the field names it covers in order (single-field ones are `Field.index`). */
+  indexes: string[][];
   /** Fields of other tables (or this one) that refer to this table's id. */
   referencedBy: Reference[];
 }
@@ -40,6 +42,8 @@ export interface Field {
   prismaType: PrismaScalar;
   required: boolean;
   unique: boolean;
+  /** Indexed on its own: asked for with `index: true`, or a reference (neither database indexes those itself); a unique field already is. */
+  index: boolean;
   default?: FieldDefault;
   /** Longest accepted text, in characters; absent when unlimited or not text. */
   maxLength?: number;

@@ -1,6 +1,7 @@
 import type { Model } from "../model/types.ts";
 import type { Rename } from "../migrate/plan.ts";
 import { positionalSql } from "../manifest/sql.ts";
+import { renamedIndexes } from "./renames.ts";
 import { quote } from "./sql.ts";
 import { defaultDateTime, tableContext, type Storage } from "./tables.ts";
 import type { Target } from "./target.ts";
@@ -26,6 +27,7 @@ export const postgresql: Target = {
   files: {
     "src/constraints.ts": "constraints.ts",
     "src/db.ts": "db.ts",
+    "src/list.ts": "list.ts",
     "src/prisma.ts": "prisma.ts",
     "src/query.ts": "query.ts",
     "src/values.ts": "values.ts",
@@ -96,6 +98,9 @@ function renameSql(renames: Rename[], renamedPrevious: Model): string {
       }
       if (field.relation) renameConstraint(`${before}_${column}_fkey`, `${table.name}_${field.name}_fkey`);
     }
+  }
+  for (const { from, to } of renamedIndexes(renames, renamedPrevious)) {
+    lines.push(`ALTER INDEX ${quote(from)} RENAME TO ${quote(to)};`);
   }
   return lines.join("\n") + "\n";
 }

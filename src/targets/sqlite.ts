@@ -1,5 +1,6 @@
 import type { Field, Model, Table } from "../model/types.ts";
 import type { Rename } from "../migrate/plan.ts";
+import { renamedIndexes } from "./renames.ts";
 import { quote } from "./sql.ts";
 import { TS_TYPES, defaultDateTime, tableContext, type Storage } from "./tables.ts";
 import type { Target } from "./target.ts";
@@ -29,6 +30,7 @@ export const sqlite: Target = {
   files: {
     "src/constraints.ts": "constraints.ts",
     "src/db.ts": "db.ts",
+    "src/list.ts": "list.ts",
     "src/prisma.ts": "prisma.ts",
     "src/query.ts": "query.ts",
     "src/values.ts": "values.ts",
@@ -127,6 +129,12 @@ function renameSql(renames: Rename[], renamedPrevious: Model): string {
         `CREATE UNIQUE INDEX ${quote(after)} ON ${quote(table.name)}(${quote(field.name)});`,
       );
     }
+  }
+  for (const { table, fields, from, to } of renamedIndexes(renames, renamedPrevious)) {
+    lines.push(
+      `DROP INDEX ${quote(from)};`,
+      `CREATE INDEX ${quote(to)} ON ${quote(table)}(${fields.map(quote).join(", ")});`,
+    );
   }
   return lines.join("\n") + "\n";
 }

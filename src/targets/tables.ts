@@ -22,6 +22,7 @@ export function tableNames(table: string) {
     input: `${pascal}Input`,
     rowType: `${pascal}Row`,
     schemas: `${camel}Schemas`,
+    listTable: `${camel}ListTable`,
     factory: `${camel}Table`,
     tableType: `${pascal}Table`,
     routes: `${camel}Routes`,

@@ -19,6 +19,10 @@ export function openDatabase(config: Config): Db {
   db.pragma("foreign_keys = ON");
   db.pragma("synchronous = NORMAL");
   db.pragma("busy_timeout = 5000");
+  // Case-insensitive list filters (contains): JavaScript's lower case, which SQLite's lower() is for ASCII only.
+  db.function("tablegen_lower", { deterministic: true }, (value: unknown) =>
+    typeof value === "string" ? value.toLowerCase() : value,
+  );
   return db;
 }
 

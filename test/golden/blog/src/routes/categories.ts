@@ -3,12 +3,24 @@ import type { FastifyPluginAsync } from "fastify";
 import { created, deleted, found, updated } from "../http/envelope.js";
 import { notFound } from "../http/errors.js";
 import type { IdParams } from "../http/ids.js";
-import { categoriesSchemas, type CategoriesInput } from "../schemas/categories.js";
+import { nextPageUrl, parseListQuery } from "../http/list.js";
+import { categoriesListTable, categoriesSchemas, type CategoriesInput } from "../schemas/categories.js";
 import type { CategoriesTable } from "../tables/categories.js";
 
 /** The routes of the categories table, registered under /blog/categories/<version> for each of its versions. */
 export const categoriesRoutes: FastifyPluginAsync<{ table: CategoriesTable }> = async (app, { table }) => {
-  app.get("/list", { schema: categoriesSchemas.list }, async () => found(table.list()));
+  app.get<{ Querystring: Record<string, string | string[]> }>(
+    "/list",
+    { schema: categoriesSchemas.list },
+    async (request, reply) => {
+      const query = parseListQuery(request.query, categoriesListTable);
+      if (query === undefined) return found(table.list());
+      const page = table.page(query);
+      if (page.total !== undefined) reply.header("x-total-count", page.total);
+      if (page.more) reply.header("link", `<${nextPageUrl(request.url, query, page.records.at(-1)!.id)}>; rel="next"`);
+      return found(page.records);
+    },
+  );
 
   app.get<{ Params: IdParams }>("/show/:id", { schema: categoriesSchemas.show }, async (request) =>
     found(table.find(request.params.id) ?? notFound()),

@@ -3,12 +3,24 @@ import type { FastifyPluginAsync } from "fastify";
 import { created, deleted, found, updated } from "../http/envelope.js";
 import { notFound } from "../http/errors.js";
 import type { IdParams } from "../http/ids.js";
-import { commentsSchemas, type CommentsInput } from "../schemas/comments.js";
+import { nextPageUrl, parseListQuery } from "../http/list.js";
+import { commentsListTable, commentsSchemas, type CommentsInput } from "../schemas/comments.js";
 import type { CommentsTable } from "../tables/comments.js";
 
 /** The routes of the comments table, registered under /blog/comments/<version> for each of its versions. */
 export const commentsRoutes: FastifyPluginAsync<{ table: CommentsTable }> = async (app, { table }) => {
-  app.get("/list", { schema: commentsSchemas.list }, async () => found(table.list()));
+  app.get<{ Querystring: Record<string, string | string[]> }>(
+    "/list",
+    { schema: commentsSchemas.list },
+    async (request, reply) => {
+      const query = parseListQuery(request.query, commentsListTable);
+      if (query === undefined) return found(table.list());
+      const page = table.page(query);
+      if (page.total !== undefined) reply.header("x-total-count", page.total);
+      if (page.more) reply.header("link", `<${nextPageUrl(request.url, query, page.records.at(-1)!.id)}>; rel="next"`);
+      return found(page.records);
+    },
+  );
 
   app.get<{ Params: IdParams }>("/show/:id", { schema: commentsSchemas.show }, async (request) =>
     found(table.find(request.params.id) ?? notFound()),

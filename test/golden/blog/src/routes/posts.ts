@@ -3,12 +3,24 @@ import type { FastifyPluginAsync } from "fastify";
 import { created, deleted, found, updated } from "../http/envelope.js";
 import { notFound } from "../http/errors.js";
 import type { IdParams } from "../http/ids.js";
-import { postsSchemas, type PostsInput } from "../schemas/posts.js";
+import { nextPageUrl, parseListQuery } from "../http/list.js";
+import { postsListTable, postsSchemas, type PostsInput } from "../schemas/posts.js";
 import type { PostsTable } from "../tables/posts.js";
 
 /** The routes of the posts table, registered under /blog/posts/<version> for each of its versions. */
 export const postsRoutes: FastifyPluginAsync<{ table: PostsTable }> = async (app, { table }) => {
-  app.get("/list", { schema: postsSchemas.list }, async () => found(table.list()));
+  app.get<{ Querystring: Record<string, string | string[]> }>(
+    "/list",
+    { schema: postsSchemas.list },
+    async (request, reply) => {
+      const query = parseListQuery(request.query, postsListTable);
+      if (query === undefined) return found(table.list());
+      const page = table.page(query);
+      if (page.total !== undefined) reply.header("x-total-count", page.total);
+      if (page.more) reply.header("link", `<${nextPageUrl(request.url, query, page.records.at(-1)!.id)}>; rel="next"`);
+      return found(page.records);
+    },
+  );
 
   app.get<{ Params: IdParams }>("/show/:id", { schema: postsSchemas.show }, async (request) =>
     found(table.find(request.params.id) ?? notFound()),

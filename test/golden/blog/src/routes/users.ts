@@ -3,12 +3,24 @@ import type { FastifyPluginAsync } from "fastify";
 import { created, deleted, found, updated } from "../http/envelope.js";
 import { notFound } from "../http/errors.js";
 import type { IdParams } from "../http/ids.js";
-import { usersSchemas, type UsersInput } from "../schemas/users.js";
+import { nextPageUrl, parseListQuery } from "../http/list.js";
+import { usersListTable, usersSchemas, type UsersInput } from "../schemas/users.js";
 import type { UsersTable } from "../tables/users.js";
 
 /** The routes of the users table, registered under /blog/users/<version> for each of its versions. */
 export const usersRoutes: FastifyPluginAsync<{ table: UsersTable }> = async (app, { table }) => {
-  app.get("/list", { schema: usersSchemas.list }, async () => found(table.list()));
+  app.get<{ Querystring: Record<string, string | string[]> }>(
+    "/list",
+    { schema: usersSchemas.list },
+    async (request, reply) => {
+      const query = parseListQuery(request.query, usersListTable);
+      if (query === undefined) return found(table.list());
+      const page = table.page(query);
+      if (page.total !== undefined) reply.header("x-total-count", page.total);
+      if (page.more) reply.header("link", `<${nextPageUrl(request.url, query, page.records.at(-1)!.id)}>; rel="next"`);
+      return found(page.records);
+    },
+  );
 
   app.get<{ Params: IdParams }>("/show/:id", { schema: usersSchemas.show }, async (request) =>
     found(table.find(request.params.id) ?? notFound()),

@@ -3,7 +3,9 @@ import { randomUUID } from "node:crypto";
 import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } from "../constraints.js";
 import type { Db, StoredValues } from "../db.js";
 import { uuidId } from "../http/ids.js";
-import type { CategoriesInput, CategoriesRecord } from "../schemas/categories.js";
+import type { ListQuery } from "../http/list.js";
+import { listPages } from "../list.js";
+import { categoriesListTable, type CategoriesInput, type CategoriesRecord } from "../schemas/categories.js";
 
 const COLUMNS = `"id", "name"`;
 
@@ -31,10 +33,17 @@ export function categoriesTable(db: Db) {
   const referrers: ReferrerCheck[] = [
     { table: "posts", holds: db.prepare(`SELECT 1 FROM "posts" WHERE "category_id" = ? LIMIT 1`) },
   ];
+  const pages = listPages<CategoriesRecord>(db, categoriesListTable, COLUMNS);
 
   return {
     list(): CategoriesRecord[] {
       return statements.list.all();
+    },
+
+    /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
+    page(query: ListQuery) {
+      const { rows, ...page } = pages(query);
+      return { records: rows, ...page };
     },
 
     find(rawId: string): CategoriesRecord | undefined {

@@ -2,7 +2,9 @@
 import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } from "../constraints.js";
 import type { Db, StoredValues } from "../db.js";
 import { numberId } from "../http/ids.js";
-import type { CommentsInput, CommentsRecord } from "../schemas/comments.js";
+import type { ListQuery } from "../http/list.js";
+import { listPages } from "../list.js";
+import { commentsListTable, type CommentsInput, type CommentsRecord } from "../schemas/comments.js";
 
 const COLUMNS = `"id", "post_id", "author", "text"`;
 
@@ -41,10 +43,17 @@ export function commentsTable(db: Db) {
   ];
   /** Tables that refer to this one, each with a statement telling whether it holds an id. */
   const referrers: ReferrerCheck[] = [];
+  const pages = listPages<CommentsRecord>(db, commentsListTable, COLUMNS);
 
   return {
     list(): CommentsRecord[] {
       return statements.list.all();
+    },
+
+    /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
+    page(query: ListQuery) {
+      const { rows, ...page } = pages(query);
+      return { records: rows, ...page };
     },
 
     find(rawId: string): CommentsRecord | undefined {

@@ -2,7 +2,9 @@
 import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } from "../constraints.js";
 import type { Db, StoredValues } from "../db.js";
 import { numberId } from "../http/ids.js";
-import type { PostsInput, PostsRecord } from "../schemas/posts.js";
+import type { ListQuery } from "../http/list.js";
+import { listPages } from "../list.js";
+import { postsListTable, type PostsInput, type PostsRecord } from "../schemas/posts.js";
 import { apiBoolean, apiDateTime, storedBoolean, storedDateTime } from "../values.js";
 
 /** A posts row as SQLite holds it. */
@@ -75,10 +77,17 @@ export function postsTable(db: Db) {
   const referrers: ReferrerCheck[] = [
     { table: "comments", holds: db.prepare(`SELECT 1 FROM "comments" WHERE "post_id" = ? LIMIT 1`) },
   ];
+  const pages = listPages<PostsRow>(db, postsListTable, COLUMNS);
 
   return {
     list(): PostsRecord[] {
       return statements.list.all().map(toRecord);
+    },
+
+    /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
+    page(query: ListQuery) {
+      const { rows, ...page } = pages(query);
+      return { records: rows.map(toRecord), ...page };
     },
 
     find(rawId: string): PostsRecord | undefined {

@@ -2,7 +2,9 @@
 import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } from "../constraints.js";
 import type { Db, StoredValues } from "../db.js";
 import { numberId } from "../http/ids.js";
-import type { UsersInput, UsersRecord } from "../schemas/users.js";
+import type { ListQuery } from "../http/list.js";
+import { listPages } from "../list.js";
+import { usersListTable, type UsersInput, type UsersRecord } from "../schemas/users.js";
 import { apiBoolean, apiDateTime, storedBoolean, storedDateTime, storedNow } from "../values.js";
 
 /** A users row as SQLite holds it. */
@@ -69,10 +71,17 @@ export function usersTable(db: Db) {
   const referrers: ReferrerCheck[] = [
     { table: "posts", holds: db.prepare(`SELECT 1 FROM "posts" WHERE "user_id" = ? LIMIT 1`) },
   ];
+  const pages = listPages<UsersRow>(db, usersListTable, COLUMNS);
 
   return {
     list(): UsersRecord[] {
       return statements.list.all().map(toRecord);
+    },
+
+    /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
+    page(query: ListQuery) {
+      const { rows, ...page } = pages(query);
+      return { records: rows.map(toRecord), ...page };
     },
 
     find(rawId: string): UsersRecord | undefined {

@@ -3,12 +3,24 @@ import type { FastifyPluginAsync } from "fastify";
 import { created, deleted, found, updated } from "../http/envelope.js";
 import { notFound } from "../http/errors.js";
 import type { IdParams } from "../http/ids.js";
-import { companiesSchemas, type CompaniesInput } from "../schemas/companies.js";
+import { nextPageUrl, parseListQuery } from "../http/list.js";
+import { companiesListTable, companiesSchemas, type CompaniesInput } from "../schemas/companies.js";
 import type { CompaniesTable } from "../tables/companies.js";
 
 /** The routes of the companies table, registered under /crm/companies/<version> for each of its versions. */
 export const companiesRoutes: FastifyPluginAsync<{ table: CompaniesTable }> = async (app, { table }) => {
-  app.get("/list", { schema: companiesSchemas.list }, async () => found(await table.list()));
+  app.get<{ Querystring: Record<string, string | string[]> }>(
+    "/list",
+    { schema: companiesSchemas.list },
+    async (request, reply) => {
+      const query = parseListQuery(request.query, companiesListTable);
+      if (query === undefined) return found(await table.list());
+      const page = await table.page(query);
+      if (page.total !== undefined) reply.header("x-total-count", page.total);
+      if (page.more) reply.header("link", `<${nextPageUrl(request.url, query, page.records.at(-1)!.id)}>; rel="next"`);
+      return found(page.records);
+    },
+  );
 
   app.get<{ Params: IdParams }>("/show/:id", { schema: companiesSchemas.show }, async (request) =>
     found((await table.find(request.params.id)) ?? notFound()),

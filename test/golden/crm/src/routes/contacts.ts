@@ -3,12 +3,24 @@ import type { FastifyPluginAsync } from "fastify";
 import { created, deleted, found, updated } from "../http/envelope.js";
 import { notFound } from "../http/errors.js";
 import type { IdParams } from "../http/ids.js";
-import { contactsSchemas, type ContactsInput } from "../schemas/contacts.js";
+import { nextPageUrl, parseListQuery } from "../http/list.js";
+import { contactsListTable, contactsSchemas, type ContactsInput } from "../schemas/contacts.js";
 import type { ContactsTable } from "../tables/contacts.js";
 
 /** The routes of the contacts table, registered under /crm/contacts/<version> for each of its versions. */
 export const contactsRoutes: FastifyPluginAsync<{ table: ContactsTable }> = async (app, { table }) => {
-  app.get("/list", { schema: contactsSchemas.list }, async () => found(await table.list()));
+  app.get<{ Querystring: Record<string, string | string[]> }>(
+    "/list",
+    { schema: contactsSchemas.list },
+    async (request, reply) => {
+      const query = parseListQuery(request.query, contactsListTable);
+      if (query === undefined) return found(await table.list());
+      const page = await table.page(query);
+      if (page.total !== undefined) reply.header("x-total-count", page.total);
+      if (page.more) reply.header("link", `<${nextPageUrl(request.url, query, page.records.at(-1)!.id)}>; rel="next"`);
+      return found(page.records);
+    },
+  );
 
   app.get<{ Params: IdParams }>("/show/:id", { schema: contactsSchemas.show }, async (request) =>
     found((await table.find(request.params.id)) ?? notFound()),

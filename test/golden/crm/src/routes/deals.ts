@@ -3,12 +3,24 @@ import type { FastifyPluginAsync } from "fastify";
 import { created, deleted, found, updated } from "../http/envelope.js";
 import { notFound } from "../http/errors.js";
 import type { IdParams } from "../http/ids.js";
-import { dealsSchemas, type DealsInput } from "../schemas/deals.js";
+import { nextPageUrl, parseListQuery } from "../http/list.js";
+import { dealsListTable, dealsSchemas, type DealsInput } from "../schemas/deals.js";
 import type { DealsTable } from "../tables/deals.js";
 
 /** The routes of the deals table, registered under /crm/deals/<version> for each of its versions. */
 export const dealsRoutes: FastifyPluginAsync<{ table: DealsTable }> = async (app, { table }) => {
-  app.get("/list", { schema: dealsSchemas.list }, async () => found(await table.list()));
+  app.get<{ Querystring: Record<string, string | string[]> }>(
+    "/list",
+    { schema: dealsSchemas.list },
+    async (request, reply) => {
+      const query = parseListQuery(request.query, dealsListTable);
+      if (query === undefined) return found(await table.list());
+      const page = await table.page(query);
+      if (page.total !== undefined) reply.header("x-total-count", page.total);
+      if (page.more) reply.header("link", `<${nextPageUrl(request.url, query, page.records.at(-1)!.id)}>; rel="next"`);
+      return found(page.records);
+    },
+  );
 
   app.get<{ Params: IdParams }>("/show/:id", { schema: dealsSchemas.show }, async (request) =>
     found((await table.find(request.params.id)) ?? notFound()),

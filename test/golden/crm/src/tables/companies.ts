@@ -3,7 +3,9 @@ import { randomUUID } from "node:crypto";
 import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } from "../constraints.js";
 import type { Db, StoredValues } from "../db.js";
 import { uuidId } from "../http/ids.js";
-import type { CompaniesInput, CompaniesRecord } from "../schemas/companies.js";
+import type { ListQuery } from "../http/list.js";
+import { listPages } from "../list.js";
+import { companiesListTable, type CompaniesInput, type CompaniesRecord } from "../schemas/companies.js";
 import { storedDateTime, storedNow } from "../values.js";
 
 const COLUMNS = `"id", "name", "website", "created_at"`;
@@ -46,10 +48,17 @@ export function companiesTable(db: Db) {
       holds: { name: "contacts.company_id.holds", text: `SELECT 1 FROM "contacts" WHERE "company_id" = $1 LIMIT 1` },
     },
   ];
+  const pages = listPages<CompaniesRecord>(db, companiesListTable, COLUMNS);
 
   return {
     async list(): Promise<CompaniesRecord[]> {
       return (await db.query<CompaniesRecord>(statements.list)).rows;
+    },
+
+    /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
+    async page(query: ListQuery) {
+      const { rows, ...page } = await pages(query);
+      return { records: rows, ...page };
     },
 
     async find(rawId: string): Promise<CompaniesRecord | undefined> {

@@ -2,7 +2,9 @@
 import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } from "../constraints.js";
 import type { Db, StoredValues } from "../db.js";
 import { numberId } from "../http/ids.js";
-import type { ContactsInput, ContactsRecord } from "../schemas/contacts.js";
+import type { ListQuery } from "../http/list.js";
+import { listPages } from "../list.js";
+import { contactsListTable, type ContactsInput, type ContactsRecord } from "../schemas/contacts.js";
 
 const COLUMNS = `"id", "company_id", "full_name", "email", "phone", "vip"`;
 
@@ -52,10 +54,17 @@ export function contactsTable(db: Db) {
       holds: { name: "deals.contact_id.holds", text: `SELECT 1 FROM "deals" WHERE "contact_id" = $1 LIMIT 1` },
     },
   ];
+  const pages = listPages<ContactsRecord>(db, contactsListTable, COLUMNS);
 
   return {
     async list(): Promise<ContactsRecord[]> {
       return (await db.query<ContactsRecord>(statements.list)).rows;
+    },
+
+    /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
+    async page(query: ListQuery) {
+      const { rows, ...page } = await pages(query);
+      return { records: rows, ...page };
     },
 
     async find(rawId: string): Promise<ContactsRecord | undefined> {

@@ -2,7 +2,9 @@
 import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } from "../constraints.js";
 import type { Db, StoredValues } from "../db.js";
 import { numberId } from "../http/ids.js";
-import type { DealsInput, DealsRecord } from "../schemas/deals.js";
+import type { ListQuery } from "../http/list.js";
+import { listPages } from "../list.js";
+import { dealsListTable, type DealsInput, type DealsRecord } from "../schemas/deals.js";
 import { storedDateTime } from "../values.js";
 
 const COLUMNS = `"id", "contact_id", "title", "amount", "closes_at", "notes"`;
@@ -48,10 +50,17 @@ export function dealsTable(db: Db) {
   ];
   /** Tables that refer to this one, each with a statement telling whether it holds an id. */
   const referrers: ReferrerCheck[] = [];
+  const pages = listPages<DealsRecord>(db, dealsListTable, COLUMNS);
 
   return {
     async list(): Promise<DealsRecord[]> {
       return (await db.query<DealsRecord>(statements.list)).rows;
+    },
+
+    /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
+    async page(query: ListQuery) {
+      const { rows, ...page } = await pages(query);
+      return { records: rows, ...page };
     },
 
     async find(rawId: string): Promise<DealsRecord | undefined> {

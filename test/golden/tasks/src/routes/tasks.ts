@@ -3,12 +3,24 @@ import type { FastifyPluginAsync } from "fastify";
 import { created, deleted, found, updated } from "../http/envelope.js";
 import { notFound } from "../http/errors.js";
 import type { IdParams } from "../http/ids.js";
-import { tasksSchemas, type TasksInput } from "../schemas/tasks.js";
+import { nextPageUrl, parseListQuery } from "../http/list.js";
+import { tasksListTable, tasksSchemas, type TasksInput } from "../schemas/tasks.js";
 import type { TasksTable } from "../tables/tasks.js";
 
 /** The routes of the tasks table, registered under /tasks/tasks/<version> for each of its versions. */
 export const tasksRoutes: FastifyPluginAsync<{ table: TasksTable }> = async (app, { table }) => {
-  app.get("/list", { schema: tasksSchemas.list }, async () => found(table.list()));
+  app.get<{ Querystring: Record<string, string | string[]> }>(
+    "/list",
+    { schema: tasksSchemas.list },
+    async (request, reply) => {
+      const query = parseListQuery(request.query, tasksListTable);
+      if (query === undefined) return found(table.list());
+      const page = table.page(query);
+      if (page.total !== undefined) reply.header("x-total-count", page.total);
+      if (page.more) reply.header("link", `<${nextPageUrl(request.url, query, page.records.at(-1)!.id)}>; rel="next"`);
+      return found(page.records);
+    },
+  );
 
   app.get<{ Params: IdParams }>("/show/:id", { schema: tasksSchemas.show }, async (request) =>
     found(table.find(request.params.id) ?? notFound()),

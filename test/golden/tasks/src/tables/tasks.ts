@@ -2,7 +2,9 @@
 import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } from "../constraints.js";
 import type { Db, StoredValues } from "../db.js";
 import { numberId } from "../http/ids.js";
-import type { TasksInput, TasksRecord } from "../schemas/tasks.js";
+import type { ListQuery } from "../http/list.js";
+import { listPages } from "../list.js";
+import { tasksListTable, type TasksInput, type TasksRecord } from "../schemas/tasks.js";
 import { apiBoolean, apiDateTime, storedBoolean, storedDateTime } from "../values.js";
 
 /** A tasks row as SQLite holds it. */
@@ -67,10 +69,17 @@ export function tasksTable(db: Db) {
   const references: ReferenceCheck[] = [];
   /** Tables that refer to this one, each with a statement telling whether it holds an id. */
   const referrers: ReferrerCheck[] = [];
+  const pages = listPages<TasksRow>(db, tasksListTable, COLUMNS);
 
   return {
     list(): TasksRecord[] {
       return statements.list.all().map(toRecord);
+    },
+
+    /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
+    page(query: ListQuery) {
+      const { rows, ...page } = pages(query);
+      return { records: rows.map(toRecord), ...page };
     },
 
     find(rawId: string): TasksRecord | undefined {

@@ -3,12 +3,24 @@ import type { FastifyPluginAsync } from "fastify";
 import { created, deleted, found, updated } from "../http/envelope.js";
 import { notFound } from "../http/errors.js";
 import type { IdParams } from "../http/ids.js";
-import { productsSchemas, type ProductsInput } from "../schemas/products.js";
+import { nextPageUrl, parseListQuery } from "../http/list.js";
+import { productsListTable, productsSchemas, type ProductsInput } from "../schemas/products.js";
 import type { ProductsTable } from "../tables/products.js";
 
 /** The routes of the products table, registered under /shop/products/<version> for each of its versions. */
 export const productsRoutes: FastifyPluginAsync<{ table: ProductsTable }> = async (app, { table }) => {
-  app.get("/list", { schema: productsSchemas.list }, async () => found(await table.list()));
+  app.get<{ Querystring: Record<string, string | string[]> }>(
+    "/list",
+    { schema: productsSchemas.list },
+    async (request, reply) => {
+      const query = parseListQuery(request.query, productsListTable);
+      if (query === undefined) return found(await table.list());
+      const page = await table.page(query);
+      if (page.total !== undefined) reply.header("x-total-count", page.total);
+      if (page.more) reply.header("link", `<${nextPageUrl(request.url, query, page.records.at(-1)!.id)}>; rel="next"`);
+      return found(page.records);
+    },
+  );
 
   app.get<{ Params: IdParams }>("/show/:id", { schema: productsSchemas.show }, async (request) =>
     found((await table.find(request.params.id)) ?? notFound()),

@@ -3,12 +3,24 @@ import type { FastifyPluginAsync } from "fastify";
 import { created, deleted, found, updated } from "../http/envelope.js";
 import { notFound } from "../http/errors.js";
 import type { IdParams } from "../http/ids.js";
-import { reviewsSchemas, type ReviewsInput } from "../schemas/reviews.js";
+import { nextPageUrl, parseListQuery } from "../http/list.js";
+import { reviewsListTable, reviewsSchemas, type ReviewsInput } from "../schemas/reviews.js";
 import type { ReviewsTable } from "../tables/reviews.js";
 
 /** The routes of the reviews table, registered under /shop/reviews/<version> for each of its versions. */
 export const reviewsRoutes: FastifyPluginAsync<{ table: ReviewsTable }> = async (app, { table }) => {
-  app.get("/list", { schema: reviewsSchemas.list }, async () => found(await table.list()));
+  app.get<{ Querystring: Record<string, string | string[]> }>(
+    "/list",
+    { schema: reviewsSchemas.list },
+    async (request, reply) => {
+      const query = parseListQuery(request.query, reviewsListTable);
+      if (query === undefined) return found(await table.list());
+      const page = await table.page(query);
+      if (page.total !== undefined) reply.header("x-total-count", page.total);
+      if (page.more) reply.header("link", `<${nextPageUrl(request.url, query, page.records.at(-1)!.id)}>; rel="next"`);
+      return found(page.records);
+    },
+  );
 
   app.get<{ Params: IdParams }>("/show/:id", { schema: reviewsSchemas.show }, async (request) =>
     found((await table.find(request.params.id)) ?? notFound()),

@@ -2,7 +2,9 @@
 import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } from "../constraints.js";
 import type { Db, StoredValues } from "../db.js";
 import { numberId } from "../http/ids.js";
-import type { ProductsInput, ProductsRecord } from "../schemas/products.js";
+import type { ListQuery } from "../http/list.js";
+import { listPages } from "../list.js";
+import { productsListTable, type ProductsInput, type ProductsRecord } from "../schemas/products.js";
 import { storedDateTime, storedNow } from "../values.js";
 
 const COLUMNS = `"id", "name", "contact", "phone", "description", "price", "stock", "active", "added_at", "launch_at"`;
@@ -51,10 +53,17 @@ export function productsTable(db: Db) {
       holds: { name: "reviews.product_id.holds", text: `SELECT 1 FROM "reviews" WHERE "product_id" = $1 LIMIT 1` },
     },
   ];
+  const pages = listPages<ProductsRecord>(db, productsListTable, COLUMNS);
 
   return {
     async list(): Promise<ProductsRecord[]> {
       return (await db.query<ProductsRecord>(statements.list)).rows;
+    },
+
+    /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
+    async page(query: ListQuery) {
+      const { rows, ...page } = await pages(query);
+      return { records: rows, ...page };
     },
 
     async find(rawId: string): Promise<ProductsRecord | undefined> {

@@ -2,7 +2,9 @@
 import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } from "../constraints.js";
 import type { Db, StoredValues } from "../db.js";
 import { numberId } from "../http/ids.js";
-import type { ReviewsInput, ReviewsRecord } from "../schemas/reviews.js";
+import type { ListQuery } from "../http/list.js";
+import { listPages } from "../list.js";
+import { reviewsListTable, type ReviewsInput, type ReviewsRecord } from "../schemas/reviews.js";
 
 const COLUMNS = `"id", "product_id", "stars"`;
 
@@ -40,10 +42,17 @@ export function reviewsTable(db: Db) {
   ];
   /** Tables that refer to this one, each with a statement telling whether it holds an id. */
   const referrers: ReferrerCheck[] = [];
+  const pages = listPages<ReviewsRecord>(db, reviewsListTable, COLUMNS);
 
   return {
     async list(): Promise<ReviewsRecord[]> {
       return (await db.query<ReviewsRecord>(statements.list)).rows;
+    },
+
+    /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
+    async page(query: ListQuery) {
+      const { rows, ...page } = await pages(query);
+      return { records: rows, ...page };
     },
 
     async find(rawId: string): Promise<ReviewsRecord | undefined> {

@@ -2,7 +2,9 @@
 import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } from "../constraints.js";
 import type { Db, StoredValues } from "../db.js";
 import { numberId } from "../http/ids.js";
-import type { ProductsInput, ProductsRecord } from "../schemas/products.js";
+import type { ListQuery } from "../http/list.js";
+import { listPages } from "../list.js";
+import { productsListTable, type ProductsInput, type ProductsRecord } from "../schemas/products.js";
 import { apiBoolean, apiDateTime, storedBoolean, storedDateTime, storedNow } from "../values.js";
 
 /** A products row as SQLite holds it. */
@@ -78,10 +80,17 @@ export function productsTable(db: Db) {
   const referrers: ReferrerCheck[] = [
     { table: "reviews", holds: db.prepare(`SELECT 1 FROM "reviews" WHERE "product_id" = ? LIMIT 1`) },
   ];
+  const pages = listPages<ProductsRow>(db, productsListTable, COLUMNS);
 
   return {
     list(): ProductsRecord[] {
       return statements.list.all().map(toRecord);
+    },
+
+    /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
+    page(query: ListQuery) {
+      const { rows, ...page } = pages(query);
+      return { records: rows.map(toRecord), ...page };
     },
 
     find(rawId: string): ProductsRecord | undefined {

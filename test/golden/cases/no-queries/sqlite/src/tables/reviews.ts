@@ -2,7 +2,9 @@
 import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } from "../constraints.js";
 import type { Db, StoredValues } from "../db.js";
 import { numberId } from "../http/ids.js";
-import type { ReviewsInput, ReviewsRecord } from "../schemas/reviews.js";
+import type { ListQuery } from "../http/list.js";
+import { listPages } from "../list.js";
+import { reviewsListTable, type ReviewsInput, type ReviewsRecord } from "../schemas/reviews.js";
 
 const COLUMNS = `"id", "product_id", "stars"`;
 
@@ -36,10 +38,17 @@ export function reviewsTable(db: Db) {
   ];
   /** Tables that refer to this one, each with a statement telling whether it holds an id. */
   const referrers: ReferrerCheck[] = [];
+  const pages = listPages<ReviewsRecord>(db, reviewsListTable, COLUMNS);
 
   return {
     list(): ReviewsRecord[] {
       return statements.list.all();
+    },
+
+    /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
+    page(query: ListQuery) {
+      const { rows, ...page } = pages(query);
+      return { records: rows, ...page };
     },
 
     find(rawId: string): ReviewsRecord | undefined {

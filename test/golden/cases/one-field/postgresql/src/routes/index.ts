@@ -3,12 +3,24 @@ import type { FastifyPluginAsync } from "fastify";
 import { created, deleted, found, updated } from "../http/envelope.js";
 import { notFound } from "../http/errors.js";
 import type { IdParams } from "../http/ids.js";
-import { indexSchemas, type IndexInput } from "../schemas/index.js";
+import { nextPageUrl, parseListQuery } from "../http/list.js";
+import { indexListTable, indexSchemas, type IndexInput } from "../schemas/index.js";
 import type { IndexTable } from "../tables/index.js";
 
 /** The routes of the index table, registered under /notes/index/<version> for each of its versions. */
 export const indexRoutes: FastifyPluginAsync<{ table: IndexTable }> = async (app, { table }) => {
-  app.get("/list", { schema: indexSchemas.list }, async () => found(await table.list()));
+  app.get<{ Querystring: Record<string, string | string[]> }>(
+    "/list",
+    { schema: indexSchemas.list },
+    async (request, reply) => {
+      const query = parseListQuery(request.query, indexListTable);
+      if (query === undefined) return found(await table.list());
+      const page = await table.page(query);
+      if (page.total !== undefined) reply.header("x-total-count", page.total);
+      if (page.more) reply.header("link", `<${nextPageUrl(request.url, query, page.records.at(-1)!.id)}>; rel="next"`);
+      return found(page.records);
+    },
+  );
 
   app.get<{ Params: IdParams }>("/show/:id", { schema: indexSchemas.show }, async (request) =>
     found((await table.find(request.params.id)) ?? notFound()),

@@ -2,7 +2,9 @@
 import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } from "../constraints.js";
 import type { Db, StoredValues } from "../db.js";
 import { numberId } from "../http/ids.js";
-import type { IndexInput, IndexRecord } from "../schemas/index.js";
+import type { ListQuery } from "../http/list.js";
+import { listPages } from "../list.js";
+import { indexListTable, type IndexInput, type IndexRecord } from "../schemas/index.js";
 
 const COLUMNS = `"id", "body"`;
 
@@ -28,10 +30,17 @@ export function indexTable(db: Db) {
   const references: ReferenceCheck[] = [];
   /** Tables that refer to this one, each with a statement telling whether it holds an id. */
   const referrers: ReferrerCheck[] = [];
+  const pages = listPages<IndexRecord>(db, indexListTable, COLUMNS);
 
   return {
     list(): IndexRecord[] {
       return statements.list.all();
+    },
+
+    /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
+    page(query: ListQuery) {
+      const { rows, ...page } = pages(query);
+      return { records: rows, ...page };
     },
 
     find(rawId: string): IndexRecord | undefined {

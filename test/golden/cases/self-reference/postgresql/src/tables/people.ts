@@ -2,7 +2,9 @@
 import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } from "../constraints.js";
 import type { Db, StoredValues } from "../db.js";
 import { numberId } from "../http/ids.js";
-import type { PeopleInput, PeopleRecord } from "../schemas/people.js";
+import type { ListQuery } from "../http/list.js";
+import { listPages } from "../list.js";
+import { peopleListTable, type PeopleInput, type PeopleRecord } from "../schemas/people.js";
 
 const COLUMNS = `"id", "name", "manager_id"`;
 
@@ -45,10 +47,17 @@ export function peopleTable(db: Db) {
       holds: { name: "people.manager_id.holds", text: `SELECT 1 FROM "people" WHERE "manager_id" = $1 LIMIT 1` },
     },
   ];
+  const pages = listPages<PeopleRecord>(db, peopleListTable, COLUMNS);
 
   return {
     async list(): Promise<PeopleRecord[]> {
       return (await db.query<PeopleRecord>(statements.list)).rows;
+    },
+
+    /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
+    async page(query: ListQuery) {
+      const { rows, ...page } = await pages(query);
+      return { records: rows, ...page };
     },
 
     async find(rawId: string): Promise<PeopleRecord | undefined> {

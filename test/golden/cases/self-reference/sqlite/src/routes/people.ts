@@ -3,12 +3,24 @@ import type { FastifyPluginAsync } from "fastify";
 import { created, deleted, found, updated } from "../http/envelope.js";
 import { notFound } from "../http/errors.js";
 import type { IdParams } from "../http/ids.js";
-import { peopleSchemas, type PeopleInput } from "../schemas/people.js";
+import { nextPageUrl, parseListQuery } from "../http/list.js";
+import { peopleListTable, peopleSchemas, type PeopleInput } from "../schemas/people.js";
 import type { PeopleTable } from "../tables/people.js";
 
 /** The routes of the people table, registered under /org/people/<version> for each of its versions. */
 export const peopleRoutes: FastifyPluginAsync<{ table: PeopleTable }> = async (app, { table }) => {
-  app.get("/list", { schema: peopleSchemas.list }, async () => found(table.list()));
+  app.get<{ Querystring: Record<string, string | string[]> }>(
+    "/list",
+    { schema: peopleSchemas.list },
+    async (request, reply) => {
+      const query = parseListQuery(request.query, peopleListTable);
+      if (query === undefined) return found(table.list());
+      const page = table.page(query);
+      if (page.total !== undefined) reply.header("x-total-count", page.total);
+      if (page.more) reply.header("link", `<${nextPageUrl(request.url, query, page.records.at(-1)!.id)}>; rel="next"`);
+      return found(page.records);
+    },
+  );
 
   app.get<{ Params: IdParams }>("/show/:id", { schema: peopleSchemas.show }, async (request) =>
     found(table.find(request.params.id) ?? notFound()),

@@ -2,7 +2,9 @@
 import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } from "../constraints.js";
 import type { Db, StoredValues } from "../db.js";
 import { numberId } from "../http/ids.js";
-import type { PeopleInput, PeopleRecord } from "../schemas/people.js";
+import type { ListQuery } from "../http/list.js";
+import { listPages } from "../list.js";
+import { peopleListTable, type PeopleInput, type PeopleRecord } from "../schemas/people.js";
 
 const COLUMNS = `"id", "name", "manager_id"`;
 
@@ -38,10 +40,17 @@ export function peopleTable(db: Db) {
   const referrers: ReferrerCheck[] = [
     { table: "people", holds: db.prepare(`SELECT 1 FROM "people" WHERE "manager_id" = ? LIMIT 1`) },
   ];
+  const pages = listPages<PeopleRecord>(db, peopleListTable, COLUMNS);
 
   return {
     list(): PeopleRecord[] {
       return statements.list.all();
+    },
+
+    /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
+    page(query: ListQuery) {
+      const { rows, ...page } = pages(query);
+      return { records: rows, ...page };
     },
 
     find(rawId: string): PeopleRecord | undefined {

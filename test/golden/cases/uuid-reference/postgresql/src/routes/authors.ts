@@ -3,12 +3,24 @@ import type { FastifyPluginAsync } from "fastify";
 import { created, deleted, found, updated } from "../http/envelope.js";
 import { notFound } from "../http/errors.js";
 import type { IdParams } from "../http/ids.js";
-import { authorsSchemas, type AuthorsInput } from "../schemas/authors.js";
+import { nextPageUrl, parseListQuery } from "../http/list.js";
+import { authorsListTable, authorsSchemas, type AuthorsInput } from "../schemas/authors.js";
 import type { AuthorsTable } from "../tables/authors.js";
 
 /** The routes of the authors table, registered under /library/authors/<version> for each of its versions. */
 export const authorsRoutes: FastifyPluginAsync<{ table: AuthorsTable }> = async (app, { table }) => {
-  app.get("/list", { schema: authorsSchemas.list }, async () => found(await table.list()));
+  app.get<{ Querystring: Record<string, string | string[]> }>(
+    "/list",
+    { schema: authorsSchemas.list },
+    async (request, reply) => {
+      const query = parseListQuery(request.query, authorsListTable);
+      if (query === undefined) return found(await table.list());
+      const page = await table.page(query);
+      if (page.total !== undefined) reply.header("x-total-count", page.total);
+      if (page.more) reply.header("link", `<${nextPageUrl(request.url, query, page.records.at(-1)!.id)}>; rel="next"`);
+      return found(page.records);
+    },
+  );
 
   app.get<{ Params: IdParams }>("/show/:id", { schema: authorsSchemas.show }, async (request) =>
     found((await table.find(request.params.id)) ?? notFound()),

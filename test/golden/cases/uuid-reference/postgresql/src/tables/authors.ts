@@ -3,7 +3,9 @@ import { randomUUID } from "node:crypto";
 import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } from "../constraints.js";
 import type { Db, StoredValues } from "../db.js";
 import { uuidId } from "../http/ids.js";
-import type { AuthorsInput, AuthorsRecord } from "../schemas/authors.js";
+import type { ListQuery } from "../http/list.js";
+import { listPages } from "../list.js";
+import { authorsListTable, type AuthorsInput, type AuthorsRecord } from "../schemas/authors.js";
 
 const COLUMNS = `"id", "name"`;
 
@@ -38,10 +40,17 @@ export function authorsTable(db: Db) {
       holds: { name: "books.author_id.holds", text: `SELECT 1 FROM "books" WHERE "author_id" = $1 LIMIT 1` },
     },
   ];
+  const pages = listPages<AuthorsRecord>(db, authorsListTable, COLUMNS);
 
   return {
     async list(): Promise<AuthorsRecord[]> {
       return (await db.query<AuthorsRecord>(statements.list)).rows;
+    },
+
+    /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
+    async page(query: ListQuery) {
+      const { rows, ...page } = await pages(query);
+      return { records: rows, ...page };
     },
 
     async find(rawId: string): Promise<AuthorsRecord | undefined> {

@@ -2,7 +2,9 @@
 import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } from "../constraints.js";
 import type { Db, StoredValues } from "../db.js";
 import { numberId } from "../http/ids.js";
-import type { BooksInput, BooksRecord } from "../schemas/books.js";
+import type { ListQuery } from "../http/list.js";
+import { listPages } from "../list.js";
+import { booksListTable, type BooksInput, type BooksRecord } from "../schemas/books.js";
 
 const COLUMNS = `"id", "title", "author_id"`;
 
@@ -40,10 +42,17 @@ export function booksTable(db: Db) {
   ];
   /** Tables that refer to this one, each with a statement telling whether it holds an id. */
   const referrers: ReferrerCheck[] = [];
+  const pages = listPages<BooksRecord>(db, booksListTable, COLUMNS);
 
   return {
     async list(): Promise<BooksRecord[]> {
       return (await db.query<BooksRecord>(statements.list)).rows;
+    },
+
+    /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
+    async page(query: ListQuery) {
+      const { rows, ...page } = await pages(query);
+      return { records: rows, ...page };
     },
 
     async find(rawId: string): Promise<BooksRecord | undefined> {

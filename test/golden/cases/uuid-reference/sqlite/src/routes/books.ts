@@ -3,12 +3,24 @@ import type { FastifyPluginAsync } from "fastify";
 import { created, deleted, found, updated } from "../http/envelope.js";
 import { notFound } from "../http/errors.js";
 import type { IdParams } from "../http/ids.js";
-import { booksSchemas, type BooksInput } from "../schemas/books.js";
+import { nextPageUrl, parseListQuery } from "../http/list.js";
+import { booksListTable, booksSchemas, type BooksInput } from "../schemas/books.js";
 import type { BooksTable } from "../tables/books.js";
 
 /** The routes of the books table, registered under /library/books/<version> for each of its versions. */
 export const booksRoutes: FastifyPluginAsync<{ table: BooksTable }> = async (app, { table }) => {
-  app.get("/list", { schema: booksSchemas.list }, async () => found(table.list()));
+  app.get<{ Querystring: Record<string, string | string[]> }>(
+    "/list",
+    { schema: booksSchemas.list },
+    async (request, reply) => {
+      const query = parseListQuery(request.query, booksListTable);
+      if (query === undefined) return found(table.list());
+      const page = table.page(query);
+      if (page.total !== undefined) reply.header("x-total-count", page.total);
+      if (page.more) reply.header("link", `<${nextPageUrl(request.url, query, page.records.at(-1)!.id)}>; rel="next"`);
+      return found(page.records);
+    },
+  );
 
   app.get<{ Params: IdParams }>("/show/:id", { schema: booksSchemas.show }, async (request) =>
     found(table.find(request.params.id) ?? notFound()),

@@ -3,7 +3,9 @@ import { randomUUID } from "node:crypto";
 import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } from "../constraints.js";
 import type { Db, StoredValues } from "../db.js";
 import { uuidId } from "../http/ids.js";
-import type { AuthorsInput, AuthorsRecord } from "../schemas/authors.js";
+import type { ListQuery } from "../http/list.js";
+import { listPages } from "../list.js";
+import { authorsListTable, type AuthorsInput, type AuthorsRecord } from "../schemas/authors.js";
 
 const COLUMNS = `"id", "name"`;
 
@@ -31,10 +33,17 @@ export function authorsTable(db: Db) {
   const referrers: ReferrerCheck[] = [
     { table: "books", holds: db.prepare(`SELECT 1 FROM "books" WHERE "author_id" = ? LIMIT 1`) },
   ];
+  const pages = listPages<AuthorsRecord>(db, authorsListTable, COLUMNS);
 
   return {
     list(): AuthorsRecord[] {
       return statements.list.all();
+    },
+
+    /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
+    page(query: ListQuery) {
+      const { rows, ...page } = pages(query);
+      return { records: rows, ...page };
     },
 
     find(rawId: string): AuthorsRecord | undefined {
