@@ -1,6 +1,10 @@
-import { expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
 import { diffSchemas } from "../../src/cli/prisma/run.ts";
+import { targetFor } from "../../src/targets/index.ts";
 import { sqlite } from "../../src/targets/sqlite.ts";
+import { REPO } from "../helpers/generate.ts";
 import { userErrorMessage } from "../helpers/errors.ts";
 
 // A failing Prisma process becomes one UserError in Prisma's own words, without its banners.
@@ -38,4 +42,43 @@ it("diffs two schemas given as text", { timeout: 30_000 }, async () => {
   const before = `${HEADER}\nmodel users {\n  id Int @id\n}\n`;
   const after = `${HEADER}\nmodel users {\n  id   Int    @id\n  name String?\n}\n`;
   expect(await diffSchemas(before, after, sqlite)).toContain('ALTER TABLE "users" ADD COLUMN "name" TEXT;');
+});
+
+describe("the schemas of the golden cases with indexes", () => {
+  const schemaOf = (testCase: string, database: string) =>
+    readFileSync(join(REPO, "test/golden/cases", testCase, database, "prisma/schema.prisma"), "utf8");
+
+  it.each([
+    ["indexes", "sqlite"],
+    ["indexes", "postgresql"],
+    ["long-names", "sqlite"],
+    ["long-names", "postgresql"],
+  ] as const)(
+    "%s on %s: Prisma accepts them, and creates every index",
+    { timeout: 30_000 },
+    async (testCase, database) => {
+      const sql = await diffSchemas(undefined, schemaOf(testCase, database), targetFor(database));
+      const expected =
+        testCase === "indexes"
+          ? ['"customers_city_idx"', '"customers_city_joined_at_idx"', '"orders_customer_id_idx"']
+          : ['"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_01470c88_idx"'];
+      for (const name of expected) expect(sql).toContain(`CREATE INDEX ${name}`);
+    },
+  );
+
+  it.each(["sqlite", "postgresql"] as const)(
+    "adding indexes to a table on %s creates them in place: no table is rebuilt or dropped",
+    { timeout: 30_000 },
+    async (database) => {
+      const withIndexes = schemaOf("indexes", database);
+      const without = withIndexes.replace(/^ {2}@@index\(.*\)\n/gm, "");
+      const sql = await diffSchemas(without, withIndexes, targetFor(database));
+      const statements = sql
+        .split(";")
+        .map((statement) => statement.replace(/--.*$/gm, "").trim())
+        .filter(Boolean);
+      expect(statements).toHaveLength(3);
+      for (const statement of statements) expect(statement).toMatch(/^CREATE INDEX /);
+    },
+  );
 });

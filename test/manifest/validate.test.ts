@@ -56,6 +56,40 @@ describe("valid manifests", () => {
   });
 });
 
+describe("indexes", () => {
+  const table = (indexes: string) =>
+    [
+      "project: x",
+      "tables:",
+      "  t:",
+      "    fields:",
+      "      a: TEXT",
+      "      b: { type: NUMBER, index: true }",
+      `    indexes: ${indexes}`,
+      "",
+    ].join("\n");
+
+  it("accepts index: true on a field and composite indexes of the table's fields (id too)", () => {
+    valid(table("[[a, b], [b, id]]"));
+  });
+
+  it("refuses a composite index of one field, an unknown or repeated field, and a repeated index", () => {
+    expect(problems(table("[[a], [a, c], [b, b], [a, b], [a, b]]"))).toEqual([
+      "m.yaml:7:15 tables.t.indexes.0: a composite index names at least two fields (index: true indexes one)",
+      'm.yaml:7:24 tables.t.indexes.1.1: "c" is not a field of this table',
+      'm.yaml:7:32 tables.t.indexes.2.1: "b" is named twice in the index',
+      "m.yaml:7:44 tables.t.indexes.4: duplicate index: [a, b] is listed twice",
+    ]);
+  });
+
+  it("refuses an index option that is not a boolean, and indexes that are not lists of names", () => {
+    expect(problems(withFields("a: { type: TEXT, index: yes }"))).toEqual([
+      'm.yaml:5:31 tables.t.fields.a.index: must be true or false, not string "yes"',
+    ]);
+    expect(problems(table("a"))).toEqual(['m.yaml:7:14 tables.t.indexes: must be a list, not string "a"']);
+  });
+});
+
 describe("project and versions", () => {
   it("refuses a bad project name", () => {
     expect(problems("project: My_Blog\ntables:\n  t:\n    fields:\n      a: TEXT\n")).toEqual([
@@ -310,7 +344,7 @@ describe("types and options", () => {
 
   it("refuses an unknown option key, at the key, listing the options", () => {
     expect(problems(withFields("nick: { type: TEXT, size: 3 }"))).toEqual([
-      'm.yaml:5:27 tables.t.fields.nick.size: unknown option "size" (expected one of type, required, unique, default, maxLength, integer, references, onDelete, renamedFrom)',
+      'm.yaml:5:27 tables.t.fields.nick.size: unknown option "size" (expected one of type, required, unique, default, maxLength, integer, references, onDelete, renamedFrom, index)',
     ]);
   });
 
@@ -341,7 +375,7 @@ describe("types and options", () => {
     ];
     expect(problems(text.join("\n"))).toEqual([
       'm.yaml:2:1 owner: unknown option "owner" (expected one of project, database, versions, tables, queries)',
-      'm.yaml:5:5 tables.t.public: unknown option "public" (expected one of id, versions, renamedFrom, fields)',
+      'm.yaml:5:5 tables.t.public: unknown option "public" (expected one of id, versions, renamedFrom, fields, indexes)',
       'm.yaml:10:5 queries.q.cache: unknown option "cache" (expected one of versions, params, sql)',
     ]);
   });
@@ -833,9 +867,7 @@ describe("files and syntax", () => {
   });
 
   it("reports a directory given as the manifest", async () => {
-    await expect(readModel("examples")).rejects.toThrow(
-      new UserError("examples: is a directory, not a manifest file"),
-    );
+    await expect(readModel("examples")).rejects.toThrow(new UserError("examples: is a directory, not a manifest file"));
   });
 
   it("reads a manifest file with a byte order mark", async () => {

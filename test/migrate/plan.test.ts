@@ -526,7 +526,7 @@ describe("planMigration's type changes", () => {
     );
     expectPlain(
       plan,
-      ["things.owner_id: type changed", "things.owner_id: reference changed"],
+      ["things.owner_id: type changed", "things.owner_id: reference changed", "things.owner_id: index added"],
       [{ kind: "type-changed", table: "things", field: "owner_id", from: "NUMBER", to: "NUMBER (integer)" }],
     );
   });

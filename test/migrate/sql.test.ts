@@ -8,6 +8,7 @@ import { migrationFolderName } from "../../src/emit/migration.ts";
 import { planMigration as plan, type MigrationPlan, type Risk } from "../../src/migrate/plan.ts";
 import { riskCountSql } from "../../src/migrate/risks.ts";
 import { buildModel } from "../../src/model/build.ts";
+import { postgresql } from "../../src/targets/postgresql.ts";
 import { sqlite } from "../../src/targets/sqlite.ts";
 
 const planMigration = (previous: RawManifest | undefined, next: RawManifest): MigrationPlan =>
@@ -207,6 +208,45 @@ describe("sqliteRenames", () => {
         `DROP INDEX "customers_email_key";`,
         `CREATE UNIQUE INDEX "customers_mail_key" ON "customers"("mail");`,
         "",
+      ].join("\n"),
+    );
+  });
+
+  it("recreates the indexes of a renamed table and of renamed fields under their new names", () => {
+    const plan = planMigration(
+      shop({
+        people: { fields: { city: { type: "TEXT", index: true }, born: "DATETIME" }, indexes: [["city", "born"]] },
+        pets: { fields: { owner_id: { type: "NUMBER", references: "people" } } },
+      }),
+      shop({
+        persons: {
+          renamedFrom: "people",
+          fields: { town: { type: "TEXT", index: true, renamedFrom: "city" }, born: "DATETIME" },
+          indexes: [["town", "born"]],
+        },
+        pets: { fields: { keeper_id: { type: "NUMBER", references: "persons", renamedFrom: "owner_id" } } },
+      }),
+    );
+    expect(sqliteRenames(plan.renames, plan.renamedPrevious)).toBe(
+      [
+        header,
+        `ALTER TABLE "people" RENAME TO "persons";`,
+        `ALTER TABLE "persons" RENAME COLUMN "city" TO "town";`,
+        `ALTER TABLE "pets" RENAME COLUMN "owner_id" TO "keeper_id";`,
+        `DROP INDEX "people_city_idx";`,
+        `CREATE INDEX "persons_town_idx" ON "persons"("town");`,
+        `DROP INDEX "people_city_born_idx";`,
+        `CREATE INDEX "persons_town_born_idx" ON "persons"("town", "born");`,
+        `DROP INDEX "pets_owner_id_idx";`,
+        `CREATE INDEX "pets_keeper_id_idx" ON "pets"("keeper_id");`,
+        "",
+      ].join("\n"),
+    );
+    expect(postgresql.renameSql(plan.renames, plan.renamedPrevious)).toContain(
+      [
+        `ALTER INDEX "people_city_idx" RENAME TO "persons_town_idx";`,
+        `ALTER INDEX "people_city_born_idx" RENAME TO "persons_town_born_idx";`,
+        `ALTER INDEX "pets_owner_id_idx" RENAME TO "pets_keeper_id_idx";`,
       ].join("\n"),
     );
   });

@@ -36,7 +36,16 @@ describe("the model of examples/blog.yaml", () => {
 
   it("fills in every field's options", () => {
     expect(table(blog, "users").fields).toEqual([
-      { name: "name", type: "TEXT", kind: "text", prismaType: "String", required: true, unique: false, maxLength: 255 },
+      {
+        name: "name",
+        type: "TEXT",
+        kind: "text",
+        prismaType: "String",
+        required: true,
+        unique: false,
+        index: false,
+        maxLength: 255,
+      },
       {
         name: "email",
         type: "EMAIL",
@@ -44,6 +53,7 @@ describe("the model of examples/blog.yaml", () => {
         prismaType: "String",
         required: true,
         unique: true,
+        index: false,
         maxLength: 254,
       },
       {
@@ -53,9 +63,18 @@ describe("the model of examples/blog.yaml", () => {
         prismaType: "String",
         required: false,
         unique: false,
+        index: false,
         maxLength: 32,
       },
-      { name: "bio", type: "PARAGRAPH", kind: "text", prismaType: "String", required: false, unique: false },
+      {
+        name: "bio",
+        type: "PARAGRAPH",
+        kind: "text",
+        prismaType: "String",
+        required: false,
+        unique: false,
+        index: false,
+      },
       {
         name: "active",
         type: "BOOLEAN",
@@ -63,6 +82,7 @@ describe("the model of examples/blog.yaml", () => {
         prismaType: "Boolean",
         required: false,
         unique: false,
+        index: false,
         default: { kind: "value", value: true },
       },
       {
@@ -72,6 +92,7 @@ describe("the model of examples/blog.yaml", () => {
         prismaType: "DateTime",
         required: false,
         unique: false,
+        index: false,
         default: { kind: "now" },
       },
     ]);
@@ -145,6 +166,37 @@ describe("the model of examples/blog.yaml", () => {
   });
 });
 
+describe("indexes", () => {
+  it("indexes a field asked to be, every reference, and no unique field; composite indexes are kept in order", () => {
+    const m = model(
+      "tables:",
+      "  a:",
+      "    fields:",
+      "      name: { type: TEXT, index: true }",
+      "      code: { type: TEXT, unique: true, index: true }",
+      "      b_id: { type: NUMBER, references: b }",
+      "      one_id: { type: NUMBER, references: b, unique: true }",
+      "      plain: TEXT",
+      "    indexes: [[plain, name], [id, plain]]",
+      "  b:",
+      "    fields:",
+      "      x: TEXT",
+    );
+    expect(table(m, "a").fields.map((f) => [f.name, f.index])).toEqual([
+      ["name", true],
+      ["code", false],
+      ["b_id", true],
+      ["one_id", false],
+      ["plain", false],
+    ]);
+    expect(table(m, "a").indexes).toEqual([
+      ["plain", "name"],
+      ["id", "plain"],
+    ]);
+    expect(table(m, "b").indexes).toEqual([]);
+  });
+});
+
 describe("defaults", () => {
   const minimal = model(
     "tables:",
@@ -188,6 +240,7 @@ describe("defaults", () => {
       prismaType: "String",
       required: false,
       unique: false,
+      index: false,
       maxLength: 255,
     });
   });
