@@ -81,8 +81,7 @@ function emitFiles(model: Model, sources: Sources): FileTree {
   };
 
   for (const [path, template] of Object.entries(SHARED_FILES)) add(path, sourceOf(sources, `server/${template}`));
-  for (const [path, file] of Object.entries(target.files))
-    add(path, sourceOf(sources, `server/${model.database}/${file}`));
+  for (const file of target.files) add(`src/${file}`, sourceOf(sources, `server/${model.database}/${file}`));
   for (const [path, name] of Object.entries({ ...RUNTIME_FILES, ...target.runtimeFiles })) add(path, runtime(name));
 
   const project = { project: model.project, databaseUrl: target.defaultDatabaseUrl(model.project) };

@@ -4,7 +4,7 @@ import { positionalSql } from "../manifest/sql.ts";
 import { renamedIndexes } from "./renames.ts";
 import { quote } from "./sql.ts";
 import { defaultDateTime, tableContext, type Storage } from "./tables.ts";
-import type { Target } from "./target.ts";
+import { DATABASE_MODULES, type Target } from "./target.ts";
 
 /** PostgreSQL takes booleans as they are and date-times as ISO text truncated to seconds; `$n` parameters. */
 const storage: Storage = {
@@ -24,14 +24,7 @@ export const postgresql: Target = {
   database: "postgresql",
   provider: "postgresql",
   async: true,
-  files: {
-    "src/constraints.ts": "constraints.ts",
-    "src/db.ts": "db.ts",
-    "src/list.ts": "list.ts",
-    "src/prisma.ts": "prisma.ts",
-    "src/query.ts": "query.ts",
-    "src/values.ts": "values.ts",
-  },
+  files: DATABASE_MODULES,
   templates: {},
   runtimeFiles: { "src/prisma-adapter.ts": "prisma-adapter.ts" },
   dependencies: ["@prisma/adapter-pg", "pg"],

@@ -3,7 +3,7 @@ import type { Rename } from "../migrate/plan.ts";
 import { renamedIndexes } from "./renames.ts";
 import { quote } from "./sql.ts";
 import { TS_TYPES, defaultDateTime, tableContext, type Storage } from "./tables.ts";
-import type { Target } from "./target.ts";
+import { DATABASE_MODULES, type Target } from "./target.ts";
 
 /** Functions of the server's values.ts that read a stored value back into the API's. */
 const READERS: Partial<Record<Field["kind"], string>> = { boolean: "apiBoolean", datetime: "apiDateTime" };
@@ -27,15 +27,8 @@ export const sqlite: Target = {
   database: "sqlite",
   provider: "sqlite",
   async: false,
-  files: {
-    "src/constraints.ts": "constraints.ts",
-    "src/db.ts": "db.ts",
-    "src/list.ts": "list.ts",
-    "src/prisma.ts": "prisma.ts",
-    "src/query.ts": "query.ts",
-    "src/values.ts": "values.ts",
-    "src/wal.ts": "wal.ts",
-  },
+  // wal.ts: `npm run migrate` switches the database file to WAL mode once.
+  files: [...DATABASE_MODULES, "wal.ts"],
   templates: { "src/columns.ts": "columns.ts.hbs" },
   runtimeFiles: {},
   dependencies: ["@prisma/adapter-better-sqlite3", "better-sqlite3"],

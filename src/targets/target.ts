@@ -3,6 +3,12 @@ import type { Field, Model, Query, Table } from "../model/types.ts";
 import type { Rename } from "../migrate/plan.ts";
 
 /**
+ * The modules every database's folder provides, which the shared code imports: the driver and its
+ * pool or connection, constraint errors, list statements, the Prisma Client, custom queries, stored values.
+ */
+export const DATABASE_MODULES = ["constraints.ts", "db.ts", "list.ts", "prisma.ts", "query.ts", "values.ts"] as const;
+
+/**
  * Everything that differs between the databases a generated server can run on, in one object per
  * database (as a SQL dialect): the files and packages of its servers, how their statements are
  * written and bound, how values are stored, and how migrations are wrapped and renames written.
@@ -15,8 +21,8 @@ export interface Target {
   readonly provider: string;
   /** Whether the driver's calls return promises (pg) or values (better-sqlite3). */
   readonly async: boolean;
-  /** Server path → file of `templates/server/<database>/` copied as it is. */
-  readonly files: Readonly<Record<string, string>>;
+  /** Files of `templates/server/<database>/` copied as they are into the server's `src/`. */
+  readonly files: readonly string[];
   /** Server path → template of `templates/server/<database>/`, rendered with the model's context. */
   readonly templates: Readonly<Record<string, string>>;
   /** Server path → file of `src/runtime/` that the server runs too. */
