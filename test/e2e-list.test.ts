@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { client, failure, type Client } from "./helpers/http.ts";
+import type { LiveDatabase } from "./helpers/live-db.ts";
 import { startTranspiled, type RunningServer } from "./helpers/server.ts";
 import { exampleDatabase, sharedExample } from "./helpers/shared-examples.ts";
 
@@ -27,6 +28,7 @@ for (const database of ["sqlite", "postgresql"] as const) {
     let api: Client;
     let posts: Post[] = [];
     let category: string;
+    let db: LiveDatabase;
 
     const list = async (query: string) => {
       const answer = await api.get(`/posts/v1/list${query}`);
@@ -43,7 +45,7 @@ for (const database of ["sqlite", "postgresql"] as const) {
 
     beforeAll(async () => {
       const { dir } = await sharedExample("blog", database);
-      const db = await exampleDatabase("blog", database);
+      db = await exampleDatabase("blog", database);
       server = await startTranspiled(dir, { DATABASE_URL: db.url, API_SIGNATURE_KEY: KEY });
       api = client(`${server.url}/blog`, KEY);
       const user = (await api.post("/users/v1/create", { name: "Ada", email: "ada@example.com" })).body as Envelope<{
@@ -191,6 +193,41 @@ for (const database of ["sqlite", "postgresql"] as const) {
         expect(forward.headers.get("link")).toBe(`</blog/posts/v1/list?after=${c}&limit=2>; rel="next"`);
         expect(await ids(`?after=${d}&sort=-id`)).toEqual([c, b, a]);
         expect(await ids(`?after=${c}&published=true`)).toEqual(idsOf((post) => post.id > c! && post.published));
+      });
+    });
+
+    describe("a whole table larger than a batch", () => {
+      it("is streamed, batch by batch, and reads byte for byte like the answer built at once", async () => {
+        const rows = 2_345;
+        await db.exec(
+          database === "sqlite"
+            ? `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${rows})
+               INSERT INTO users (name, email, active, created_at)
+               SELECT 'User ' || i, 'user' || i || '@example.com', i % 2, '2024-01-01T00:00:00.000+00:00' FROM n`
+            : `INSERT INTO users (name, email, active, created_at)
+               SELECT 'User ' || i, 'user' || i || '@example.com', i % 2 = 1, '2024-01-01T00:00:00Z'
+               FROM generate_series(1, ${rows}) AS i`,
+        );
+        const whole = await api.get("/users/v1/list");
+        expect(whole.status).toBe(200);
+        expect(whole.headers.get("transfer-encoding")).toBe("chunked");
+        expect(whole.headers.get("content-length")).toBeNull();
+        expect(whole.headers.get("content-type")).toBe("application/json; charset=utf-8");
+
+        // The same records a page at a time, each page serialized by the route's compiled serializer.
+        const records: { id: number }[] = [];
+        for (let after = 0; ;) {
+          const page = await api.get(`/users/v1/list?limit=1000&after=${after}`);
+          const data = (page.body as Envelope<{ id: number }[]>).data;
+          records.push(...data);
+          if (!page.headers.get("link")) break;
+          after = data.at(-1)!.id;
+        }
+        expect(records.length).toBeGreaterThan(rows);
+        expect(whole.text).toBe(JSON.stringify({ success: true, message: "Data found.", data: records }));
+        expect((whole.body as Envelope<{ id: number }[]>).data.map((user) => user.id)).toEqual(
+          records.map((user) => user.id),
+        );
       });
     });
 

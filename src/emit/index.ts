@@ -29,6 +29,7 @@ const SHARED_FILES: Record<string, string> = {
   "src/http/errors.ts": "src/http/errors.ts",
   "src/http/ids.ts": "src/http/ids.ts",
   "src/http/list.ts": "src/http/list.ts",
+  "src/http/stream.ts": "src/http/stream.ts",
   "src/list-sql.ts": "src/list-sql.ts",
   "src/http/methods.ts": "src/http/methods.ts",
   "src/http/validation.ts": "src/http/validation.ts",

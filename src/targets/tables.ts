@@ -78,7 +78,6 @@ export function tableContext(table: Table, storage: Storage) {
     idParser: table.id === "uuid" ? "uuidId" : "numberId",
     columns: columnList(["id", ...table.fields.map((field) => field.name)]),
     sql: {
-      list: statement(["SELECT ${COLUMNS}", from, 'ORDER BY "id"']),
       find: statement(["SELECT ${COLUMNS}", from, `WHERE "id" = ${id}`]),
       insert: statement([
         `INSERT INTO ${quote(table.name)} ${sqlList(inserted.map(quote), "(", ")")}`,

@@ -3,9 +3,13 @@ import type { FastifyPluginAsync } from "fastify";
 import { created, deleted, found, updated } from "../http/envelope.js";
 import { notFound } from "../http/errors.js";
 import type { IdParams } from "../http/ids.js";
-import { nextPageUrl, parseListQuery } from "../http/list.js";
+import { nextPageUrl, parseListQuery, type ListQuery } from "../http/list.js";
+import { LIST_BATCH, streamedList } from "../http/stream.js";
 import { categoriesListTable, categoriesSchemas, type CategoriesInput } from "../schemas/categories.js";
 import type { CategoriesTable } from "../tables/categories.js";
+
+/** A whole table, read a batch at a time in id order. */
+const ALL: ListQuery = { filters: [], sort: [], limit: LIST_BATCH, count: false };
 
 /** The routes of the categories table, registered under /blog/categories/<version> for each of its versions. */
 export const categoriesRoutes: FastifyPluginAsync<{ table: CategoriesTable }> = async (app, { table }) => {
@@ -14,7 +18,13 @@ export const categoriesRoutes: FastifyPluginAsync<{ table: CategoriesTable }> = 
     { schema: categoriesSchemas.list },
     async (request, reply) => {
       const query = parseListQuery(request.query, categoriesListTable);
-      if (query === undefined) return found(table.list());
+      if (query === undefined) {
+        // The whole table: answered at once when it fits one batch, else streamed a batch at a time.
+        const first = table.page(ALL);
+        if (!first.more) return found(first.records);
+        const next = (after: string | number) => table.page({ ...ALL, after }).records;
+        return reply.type("application/json; charset=utf-8").send(streamedList(first.records, next));
+      }
       const page = table.page(query);
       if (page.total !== undefined) reply.header("x-total-count", page.total);
       if (page.more) reply.header("link", `<${nextPageUrl(request.url, query, page.records.at(-1)!.id)}>; rel="next"`);

@@ -11,7 +11,6 @@ const COLUMNS = `"id", "name"`;
 
 /** The categories table's SQL: values are bound as parameters, never spliced in. */
 const SQL = {
-  list: `SELECT ${COLUMNS} FROM "categories" ORDER BY "id"`,
   find: `SELECT ${COLUMNS} FROM "categories" WHERE "id" = ?`,
   insert: `INSERT INTO "categories" ("id", "name") VALUES (@id, @name) RETURNING ${COLUMNS}`,
   update: `UPDATE "categories" SET "name" = iif(@set_name, @name, "name") WHERE "id" = @id RETURNING ${COLUMNS}`,
@@ -21,7 +20,6 @@ const SQL = {
 /** The categories table's statements, prepared once, and the operations the routes run. */
 export function categoriesTable(db: Db) {
   const statements = {
-    list: db.prepare<[], CategoriesRecord>(SQL.list),
     find: db.prepare<[string], CategoriesRecord>(SQL.find),
     insert: db.prepare<StoredValues, CategoriesRecord>(SQL.insert),
     update: db.prepare<StoredValues, CategoriesRecord>(SQL.update),
@@ -36,10 +34,6 @@ export function categoriesTable(db: Db) {
   const pages = listPages<CategoriesRecord>(db, categoriesListTable, COLUMNS);
 
   return {
-    list(): CategoriesRecord[] {
-      return statements.list.all();
-    },
-
     /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
     page(query: ListQuery) {
       const { rows, ...page } = pages(query);

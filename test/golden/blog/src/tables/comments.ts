@@ -10,7 +10,6 @@ const COLUMNS = `"id", "post_id", "author", "text"`;
 
 /** The comments table's SQL: values are bound as parameters, never spliced in. */
 const SQL = {
-  list: `SELECT ${COLUMNS} FROM "comments" ORDER BY "id"`,
   find: `SELECT ${COLUMNS} FROM "comments" WHERE "id" = ?`,
   insert: `
     INSERT INTO "comments" ("post_id", "author", "text")
@@ -31,7 +30,6 @@ const SQL = {
 /** The comments table's statements, prepared once, and the operations the routes run. */
 export function commentsTable(db: Db) {
   const statements = {
-    list: db.prepare<[], CommentsRecord>(SQL.list),
     find: db.prepare<[number], CommentsRecord>(SQL.find),
     insert: db.prepare<StoredValues, CommentsRecord>(SQL.insert),
     update: db.prepare<StoredValues, CommentsRecord>(SQL.update),
@@ -46,10 +44,6 @@ export function commentsTable(db: Db) {
   const pages = listPages<CommentsRecord>(db, commentsListTable, COLUMNS);
 
   return {
-    list(): CommentsRecord[] {
-      return statements.list.all();
-    },
-
     /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
     page(query: ListQuery) {
       const { rows, ...page } = pages(query);

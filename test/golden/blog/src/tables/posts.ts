@@ -37,7 +37,6 @@ const COLUMNS = `"id", "title", "body", "published", "rating", "user_id", "categ
 
 /** The posts table's SQL: values are bound as parameters, never spliced in. */
 const SQL = {
-  list: `SELECT ${COLUMNS} FROM "posts" ORDER BY "id"`,
   find: `SELECT ${COLUMNS} FROM "posts" WHERE "id" = ?`,
   insert: `
     INSERT INTO "posts" ("title", "body", "published", "rating", "user_id", "category_id", "published_at")
@@ -62,7 +61,6 @@ const SQL = {
 /** The posts table's statements, prepared once, and the operations the routes run. */
 export function postsTable(db: Db) {
   const statements = {
-    list: db.prepare<[], PostsRow>(SQL.list),
     find: db.prepare<[number], PostsRow>(SQL.find),
     insert: db.prepare<StoredValues, PostsRow>(SQL.insert),
     update: db.prepare<StoredValues, PostsRow>(SQL.update),
@@ -80,10 +78,6 @@ export function postsTable(db: Db) {
   const pages = listPages<PostsRow>(db, postsListTable, COLUMNS);
 
   return {
-    list(): PostsRecord[] {
-      return statements.list.all().map(toRecord);
-    },
-
     /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
     page(query: ListQuery) {
       const { rows, ...page } = pages(query);

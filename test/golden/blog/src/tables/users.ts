@@ -35,7 +35,6 @@ const COLUMNS = `"id", "name", "email", "phone", "bio", "active", "created_at"`;
 
 /** The users table's SQL: values are bound as parameters, never spliced in. */
 const SQL = {
-  list: `SELECT ${COLUMNS} FROM "users" ORDER BY "id"`,
   find: `SELECT ${COLUMNS} FROM "users" WHERE "id" = ?`,
   insert: `
     INSERT INTO "users" ("name", "email", "phone", "bio", "active", "created_at")
@@ -59,7 +58,6 @@ const SQL = {
 /** The users table's statements, prepared once, and the operations the routes run. */
 export function usersTable(db: Db) {
   const statements = {
-    list: db.prepare<[], UsersRow>(SQL.list),
     find: db.prepare<[number], UsersRow>(SQL.find),
     insert: db.prepare<StoredValues, UsersRow>(SQL.insert),
     update: db.prepare<StoredValues, UsersRow>(SQL.update),
@@ -74,10 +72,6 @@ export function usersTable(db: Db) {
   const pages = listPages<UsersRow>(db, usersListTable, COLUMNS);
 
   return {
-    list(): UsersRecord[] {
-      return statements.list.all().map(toRecord);
-    },
-
     /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
     page(query: ListQuery) {
       const { rows, ...page } = pages(query);

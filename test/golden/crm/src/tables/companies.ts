@@ -12,7 +12,6 @@ const COLUMNS = `"id", "name", "website", "created_at"`;
 
 /** The companies table's SQL: values are bound as parameters, never spliced in. */
 const SQL = {
-  list: `SELECT ${COLUMNS} FROM "companies" ORDER BY "id"`,
   find: `SELECT ${COLUMNS} FROM "companies" WHERE "id" = $1`,
   insert: `
     INSERT INTO "companies" ("id", "name", "website", "created_at")
@@ -33,7 +32,6 @@ const SQL = {
 /** The companies table's statements, prepared by each pooled connection on first use. */
 export function companiesTable(db: Db) {
   const statements = {
-    list: { name: "companies.list", text: SQL.list },
     find: { name: "companies.find", text: SQL.find },
     insert: { name: "companies.insert", text: SQL.insert },
     update: { name: "companies.update", text: SQL.update },
@@ -51,10 +49,6 @@ export function companiesTable(db: Db) {
   const pages = listPages<CompaniesRecord>(db, companiesListTable, COLUMNS);
 
   return {
-    async list(): Promise<CompaniesRecord[]> {
-      return (await db.query<CompaniesRecord>(statements.list)).rows;
-    },
-
     /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
     async page(query: ListQuery) {
       const { rows, ...page } = await pages(query);

@@ -10,7 +10,6 @@ const COLUMNS = `"id", "company_id", "full_name", "email", "phone", "vip"`;
 
 /** The contacts table's SQL: values are bound as parameters, never spliced in. */
 const SQL = {
-  list: `SELECT ${COLUMNS} FROM "contacts" ORDER BY "id"`,
   find: `SELECT ${COLUMNS} FROM "contacts" WHERE "id" = $1`,
   insert: `
     INSERT INTO "contacts" ("company_id", "full_name", "email", "phone", "vip")
@@ -33,7 +32,6 @@ const SQL = {
 /** The contacts table's statements, prepared by each pooled connection on first use. */
 export function contactsTable(db: Db) {
   const statements = {
-    list: { name: "contacts.list", text: SQL.list },
     find: { name: "contacts.find", text: SQL.find },
     insert: { name: "contacts.insert", text: SQL.insert },
     update: { name: "contacts.update", text: SQL.update },
@@ -57,10 +55,6 @@ export function contactsTable(db: Db) {
   const pages = listPages<ContactsRecord>(db, contactsListTable, COLUMNS);
 
   return {
-    async list(): Promise<ContactsRecord[]> {
-      return (await db.query<ContactsRecord>(statements.list)).rows;
-    },
-
     /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
     async page(query: ListQuery) {
       const { rows, ...page } = await pages(query);

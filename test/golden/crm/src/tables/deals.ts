@@ -11,7 +11,6 @@ const COLUMNS = `"id", "contact_id", "title", "amount", "closes_at", "notes"`;
 
 /** The deals table's SQL: values are bound as parameters, never spliced in. */
 const SQL = {
-  list: `SELECT ${COLUMNS} FROM "deals" ORDER BY "id"`,
   find: `SELECT ${COLUMNS} FROM "deals" WHERE "id" = $1`,
   insert: `
     INSERT INTO "deals" ("contact_id", "title", "amount", "closes_at", "notes")
@@ -34,7 +33,6 @@ const SQL = {
 /** The deals table's statements, prepared by each pooled connection on first use. */
 export function dealsTable(db: Db) {
   const statements = {
-    list: { name: "deals.list", text: SQL.list },
     find: { name: "deals.find", text: SQL.find },
     insert: { name: "deals.insert", text: SQL.insert },
     update: { name: "deals.update", text: SQL.update },
@@ -53,10 +51,6 @@ export function dealsTable(db: Db) {
   const pages = listPages<DealsRecord>(db, dealsListTable, COLUMNS);
 
   return {
-    async list(): Promise<DealsRecord[]> {
-      return (await db.query<DealsRecord>(statements.list)).rows;
-    },
-
     /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
     async page(query: ListQuery) {
       const { rows, ...page } = await pages(query);

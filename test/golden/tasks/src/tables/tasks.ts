@@ -35,7 +35,6 @@ const COLUMNS = `"id", "title", "description", "status", "due_at", "priority", "
 
 /** The tasks table's SQL: values are bound as parameters, never spliced in. */
 const SQL = {
-  list: `SELECT ${COLUMNS} FROM "tasks" ORDER BY "id"`,
   find: `SELECT ${COLUMNS} FROM "tasks" WHERE "id" = ?`,
   insert: `
     INSERT INTO "tasks" ("title", "description", "status", "due_at", "priority", "done")
@@ -59,7 +58,6 @@ const SQL = {
 /** The tasks table's statements, prepared once, and the operations the routes run. */
 export function tasksTable(db: Db) {
   const statements = {
-    list: db.prepare<[], TasksRow>(SQL.list),
     find: db.prepare<[number], TasksRow>(SQL.find),
     insert: db.prepare<StoredValues, TasksRow>(SQL.insert),
     update: db.prepare<StoredValues, TasksRow>(SQL.update),
@@ -72,10 +70,6 @@ export function tasksTable(db: Db) {
   const pages = listPages<TasksRow>(db, tasksListTable, COLUMNS);
 
   return {
-    list(): TasksRecord[] {
-      return statements.list.all().map(toRecord);
-    },
-
     /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
     page(query: ListQuery) {
       const { rows, ...page } = pages(query);

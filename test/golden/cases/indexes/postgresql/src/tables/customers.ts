@@ -11,7 +11,6 @@ const COLUMNS = `"id", "email", "city", "joined_at"`;
 
 /** The customers table's SQL: values are bound as parameters, never spliced in. */
 const SQL = {
-  list: `SELECT ${COLUMNS} FROM "customers" ORDER BY "id"`,
   find: `SELECT ${COLUMNS} FROM "customers" WHERE "id" = $1`,
   insert: `INSERT INTO "customers" ("email", "city", "joined_at") VALUES ($1, $2, $3) RETURNING ${COLUMNS}`,
   update: `
@@ -28,7 +27,6 @@ const SQL = {
 /** The customers table's statements, prepared by each pooled connection on first use. */
 export function customersTable(db: Db) {
   const statements = {
-    list: { name: "customers.list", text: SQL.list },
     find: { name: "customers.find", text: SQL.find },
     insert: { name: "customers.insert", text: SQL.insert },
     update: { name: "customers.update", text: SQL.update },
@@ -46,10 +44,6 @@ export function customersTable(db: Db) {
   const pages = listPages<CustomersRecord>(db, customersListTable, COLUMNS);
 
   return {
-    async list(): Promise<CustomersRecord[]> {
-      return (await db.query<CustomersRecord>(statements.list)).rows;
-    },
-
     /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
     async page(query: ListQuery) {
       const { rows, ...page } = await pages(query);

@@ -10,7 +10,6 @@ const COLUMNS = `"id", "customer_id", "total"`;
 
 /** The orders table's SQL: values are bound as parameters, never spliced in. */
 const SQL = {
-  list: `SELECT ${COLUMNS} FROM "orders" ORDER BY "id"`,
   find: `SELECT ${COLUMNS} FROM "orders" WHERE "id" = $1`,
   insert: `INSERT INTO "orders" ("customer_id", "total") VALUES ($1, $2) RETURNING ${COLUMNS}`,
   update: `
@@ -26,7 +25,6 @@ const SQL = {
 /** The orders table's statements, prepared by each pooled connection on first use. */
 export function ordersTable(db: Db) {
   const statements = {
-    list: { name: "orders.list", text: SQL.list },
     find: { name: "orders.find", text: SQL.find },
     insert: { name: "orders.insert", text: SQL.insert },
     update: { name: "orders.update", text: SQL.update },
@@ -45,10 +43,6 @@ export function ordersTable(db: Db) {
   const pages = listPages<OrdersRecord>(db, ordersListTable, COLUMNS);
 
   return {
-    async list(): Promise<OrdersRecord[]> {
-      return (await db.query<OrdersRecord>(statements.list)).rows;
-    },
-
     /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
     async page(query: ListQuery) {
       const { rows, ...page } = await pages(query);

@@ -29,7 +29,6 @@ const COLUMNS = `"id", "email", "city", "joined_at"`;
 
 /** The customers table's SQL: values are bound as parameters, never spliced in. */
 const SQL = {
-  list: `SELECT ${COLUMNS} FROM "customers" ORDER BY "id"`,
   find: `SELECT ${COLUMNS} FROM "customers" WHERE "id" = ?`,
   insert: `
     INSERT INTO "customers" ("email", "city", "joined_at")
@@ -50,7 +49,6 @@ const SQL = {
 /** The customers table's statements, prepared once, and the operations the routes run. */
 export function customersTable(db: Db) {
   const statements = {
-    list: db.prepare<[], CustomersRow>(SQL.list),
     find: db.prepare<[number], CustomersRow>(SQL.find),
     insert: db.prepare<StoredValues, CustomersRow>(SQL.insert),
     update: db.prepare<StoredValues, CustomersRow>(SQL.update),
@@ -65,10 +63,6 @@ export function customersTable(db: Db) {
   const pages = listPages<CustomersRow>(db, customersListTable, COLUMNS);
 
   return {
-    list(): CustomersRecord[] {
-      return statements.list.all().map(toRecord);
-    },
-
     /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
     page(query: ListQuery) {
       const { rows, ...page } = pages(query);

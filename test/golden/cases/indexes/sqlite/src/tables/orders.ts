@@ -10,7 +10,6 @@ const COLUMNS = `"id", "customer_id", "total"`;
 
 /** The orders table's SQL: values are bound as parameters, never spliced in. */
 const SQL = {
-  list: `SELECT ${COLUMNS} FROM "orders" ORDER BY "id"`,
   find: `SELECT ${COLUMNS} FROM "orders" WHERE "id" = ?`,
   insert: `INSERT INTO "orders" ("customer_id", "total") VALUES (@customer_id, @total) RETURNING ${COLUMNS}`,
   update: `
@@ -26,7 +25,6 @@ const SQL = {
 /** The orders table's statements, prepared once, and the operations the routes run. */
 export function ordersTable(db: Db) {
   const statements = {
-    list: db.prepare<[], OrdersRecord>(SQL.list),
     find: db.prepare<[number], OrdersRecord>(SQL.find),
     insert: db.prepare<StoredValues, OrdersRecord>(SQL.insert),
     update: db.prepare<StoredValues, OrdersRecord>(SQL.update),
@@ -41,10 +39,6 @@ export function ordersTable(db: Db) {
   const pages = listPages<OrdersRecord>(db, ordersListTable, COLUMNS);
 
   return {
-    list(): OrdersRecord[] {
-      return statements.list.all();
-    },
-
     /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
     page(query: ListQuery) {
       const { rows, ...page } = pages(query);

@@ -19,11 +19,6 @@ const COLUMNS = `
 
 /** The aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records table's SQL: values are bound as parameters, never spliced in. */
 const SQL = {
-  list: `
-    SELECT ${COLUMNS}
-    FROM "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records"
-    ORDER BY "id"
-  `,
   find: `
     SELECT ${COLUMNS}
     FROM "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records"
@@ -52,7 +47,6 @@ const SQL = {
 /** The aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records table's statements, prepared by each pooled connection on first use. */
 export function aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsTable(db: Db) {
   const statements = {
-    list: { name: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records.list", text: SQL.list },
     find: { name: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records.find", text: SQL.find },
     insert: { name: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records.insert", text: SQL.insert },
     update: { name: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records.update", text: SQL.update },
@@ -77,11 +71,6 @@ export function aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsTa
   );
 
   return {
-    async list(): Promise<AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRecord[]> {
-      return (await db.query<AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRecord>(statements.list))
-        .rows;
-    },
-
     /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
     async page(query: ListQuery) {
       const { rows, ...page } = await pages(query);

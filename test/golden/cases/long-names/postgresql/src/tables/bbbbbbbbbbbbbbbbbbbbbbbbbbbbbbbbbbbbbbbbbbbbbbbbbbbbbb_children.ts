@@ -17,11 +17,6 @@ const COLUMNS = `
 
 /** The bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_children table's SQL: values are bound as parameters, never spliced in. */
 const SQL = {
-  list: `
-    SELECT ${COLUMNS}
-    FROM "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_children"
-    ORDER BY "id"
-  `,
   find: `
     SELECT ${COLUMNS}
     FROM "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_children"
@@ -48,7 +43,6 @@ const SQL = {
 /** The bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_children table's statements, prepared by each pooled connection on first use. */
 export function bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenTable(db: Db) {
   const statements = {
-    list: { name: "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_children.list", text: SQL.list },
     find: { name: "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_children.find", text: SQL.find },
     insert: { name: "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_children.insert", text: SQL.insert },
     update: { name: "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_children.update", text: SQL.update },
@@ -74,11 +68,6 @@ export function bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenTa
   );
 
   return {
-    async list(): Promise<BbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenRecord[]> {
-      return (await db.query<BbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenRecord>(statements.list))
-        .rows;
-    },
-
     /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
     async page(query: ListQuery) {
       const { rows, ...page } = await pages(query);

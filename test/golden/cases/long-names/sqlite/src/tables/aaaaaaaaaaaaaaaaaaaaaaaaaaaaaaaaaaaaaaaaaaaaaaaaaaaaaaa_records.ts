@@ -44,11 +44,6 @@ const COLUMNS = `
 
 /** The aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records table's SQL: values are bound as parameters, never spliced in. */
 const SQL = {
-  list: `
-    SELECT ${COLUMNS}
-    FROM "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records"
-    ORDER BY "id"
-  `,
   find: `
     SELECT ${COLUMNS}
     FROM "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records"
@@ -81,7 +76,6 @@ const SQL = {
 /** The aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records table's statements, prepared once, and the operations the routes run. */
 export function aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsTable(db: Db) {
   const statements = {
-    list: db.prepare<[], AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRow>(SQL.list),
     find: db.prepare<[number], AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRow>(SQL.find),
     insert: db.prepare<StoredValues, AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRow>(SQL.insert),
     update: db.prepare<StoredValues, AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRow>(SQL.update),
@@ -105,10 +99,6 @@ export function aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsTa
   );
 
   return {
-    list(): AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRecord[] {
-      return statements.list.all().map(toRecord);
-    },
-
     /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
     page(query: ListQuery) {
       const { rows, ...page } = pages(query);

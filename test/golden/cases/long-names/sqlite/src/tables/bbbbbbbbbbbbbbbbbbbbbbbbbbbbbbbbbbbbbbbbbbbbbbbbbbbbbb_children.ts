@@ -17,11 +17,6 @@ const COLUMNS = `
 
 /** The bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_children table's SQL: values are bound as parameters, never spliced in. */
 const SQL = {
-  list: `
-    SELECT ${COLUMNS}
-    FROM "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_children"
-    ORDER BY "id"
-  `,
   find: `
     SELECT ${COLUMNS}
     FROM "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_children"
@@ -51,7 +46,6 @@ const SQL = {
 /** The bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_children table's statements, prepared once, and the operations the routes run. */
 export function bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenTable(db: Db) {
   const statements = {
-    list: db.prepare<[], BbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenRecord>(SQL.list),
     find: db.prepare<[number], BbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenRecord>(SQL.find),
     insert: db.prepare<StoredValues, BbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenRecord>(SQL.insert),
     update: db.prepare<StoredValues, BbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenRecord>(SQL.update),
@@ -76,10 +70,6 @@ export function bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenTa
   );
 
   return {
-    list(): BbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenRecord[] {
-      return statements.list.all();
-    },
-
     /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
     page(query: ListQuery) {
       const { rows, ...page } = pages(query);

@@ -11,7 +11,6 @@ const COLUMNS = `"id", "name", "contact", "phone", "description", "price", "stoc
 
 /** The products table's SQL: values are bound as parameters, never spliced in. */
 const SQL = {
-  list: `SELECT ${COLUMNS} FROM "products" ORDER BY "id"`,
   find: `SELECT ${COLUMNS} FROM "products" WHERE "id" = $1`,
   insert: `
     INSERT INTO "products" ("name", "contact", "phone", "description", "price", "stock", "active", "added_at", "launch_at")
@@ -38,7 +37,6 @@ const SQL = {
 /** The products table's statements, prepared by each pooled connection on first use. */
 export function productsTable(db: Db) {
   const statements = {
-    list: { name: "products.list", text: SQL.list },
     find: { name: "products.find", text: SQL.find },
     insert: { name: "products.insert", text: SQL.insert },
     update: { name: "products.update", text: SQL.update },
@@ -56,10 +54,6 @@ export function productsTable(db: Db) {
   const pages = listPages<ProductsRecord>(db, productsListTable, COLUMNS);
 
   return {
-    async list(): Promise<ProductsRecord[]> {
-      return (await db.query<ProductsRecord>(statements.list)).rows;
-    },
-
     /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
     async page(query: ListQuery) {
       const { rows, ...page } = await pages(query);

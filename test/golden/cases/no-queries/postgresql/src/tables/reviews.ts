@@ -10,7 +10,6 @@ const COLUMNS = `"id", "product_id", "stars"`;
 
 /** The reviews table's SQL: values are bound as parameters, never spliced in. */
 const SQL = {
-  list: `SELECT ${COLUMNS} FROM "reviews" ORDER BY "id"`,
   find: `SELECT ${COLUMNS} FROM "reviews" WHERE "id" = $1`,
   insert: `INSERT INTO "reviews" ("product_id", "stars") VALUES ($1, $2) RETURNING ${COLUMNS}`,
   update: `
@@ -26,7 +25,6 @@ const SQL = {
 /** The reviews table's statements, prepared by each pooled connection on first use. */
 export function reviewsTable(db: Db) {
   const statements = {
-    list: { name: "reviews.list", text: SQL.list },
     find: { name: "reviews.find", text: SQL.find },
     insert: { name: "reviews.insert", text: SQL.insert },
     update: { name: "reviews.update", text: SQL.update },
@@ -45,10 +43,6 @@ export function reviewsTable(db: Db) {
   const pages = listPages<ReviewsRecord>(db, reviewsListTable, COLUMNS);
 
   return {
-    async list(): Promise<ReviewsRecord[]> {
-      return (await db.query<ReviewsRecord>(statements.list)).rows;
-    },
-
     /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
     async page(query: ListQuery) {
       const { rows, ...page } = await pages(query);

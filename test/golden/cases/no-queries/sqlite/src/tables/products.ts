@@ -41,7 +41,6 @@ const COLUMNS = `"id", "name", "contact", "phone", "description", "price", "stoc
 
 /** The products table's SQL: values are bound as parameters, never spliced in. */
 const SQL = {
-  list: `SELECT ${COLUMNS} FROM "products" ORDER BY "id"`,
   find: `SELECT ${COLUMNS} FROM "products" WHERE "id" = ?`,
   insert: `
     INSERT INTO "products" ("name", "contact", "phone", "description", "price", "stock", "active", "added_at", "launch_at")
@@ -68,7 +67,6 @@ const SQL = {
 /** The products table's statements, prepared once, and the operations the routes run. */
 export function productsTable(db: Db) {
   const statements = {
-    list: db.prepare<[], ProductsRow>(SQL.list),
     find: db.prepare<[number], ProductsRow>(SQL.find),
     insert: db.prepare<StoredValues, ProductsRow>(SQL.insert),
     update: db.prepare<StoredValues, ProductsRow>(SQL.update),
@@ -83,10 +81,6 @@ export function productsTable(db: Db) {
   const pages = listPages<ProductsRow>(db, productsListTable, COLUMNS);
 
   return {
-    list(): ProductsRecord[] {
-      return statements.list.all().map(toRecord);
-    },
-
     /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
     page(query: ListQuery) {
       const { rows, ...page } = pages(query);

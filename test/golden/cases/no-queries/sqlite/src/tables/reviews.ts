@@ -10,7 +10,6 @@ const COLUMNS = `"id", "product_id", "stars"`;
 
 /** The reviews table's SQL: values are bound as parameters, never spliced in. */
 const SQL = {
-  list: `SELECT ${COLUMNS} FROM "reviews" ORDER BY "id"`,
   find: `SELECT ${COLUMNS} FROM "reviews" WHERE "id" = ?`,
   insert: `INSERT INTO "reviews" ("product_id", "stars") VALUES (@product_id, @stars) RETURNING ${COLUMNS}`,
   update: `
@@ -26,7 +25,6 @@ const SQL = {
 /** The reviews table's statements, prepared once, and the operations the routes run. */
 export function reviewsTable(db: Db) {
   const statements = {
-    list: db.prepare<[], ReviewsRecord>(SQL.list),
     find: db.prepare<[number], ReviewsRecord>(SQL.find),
     insert: db.prepare<StoredValues, ReviewsRecord>(SQL.insert),
     update: db.prepare<StoredValues, ReviewsRecord>(SQL.update),
@@ -41,10 +39,6 @@ export function reviewsTable(db: Db) {
   const pages = listPages<ReviewsRecord>(db, reviewsListTable, COLUMNS);
 
   return {
-    list(): ReviewsRecord[] {
-      return statements.list.all();
-    },
-
     /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
     page(query: ListQuery) {
       const { rows, ...page } = pages(query);

@@ -10,7 +10,6 @@ const COLUMNS = `"id", "body"`;
 
 /** The index table's SQL: values are bound as parameters, never spliced in. */
 const SQL = {
-  list: `SELECT ${COLUMNS} FROM "index" ORDER BY "id"`,
   find: `SELECT ${COLUMNS} FROM "index" WHERE "id" = $1`,
   insert: `INSERT INTO "index" ("body") VALUES ($1) RETURNING ${COLUMNS}`,
   update: `
@@ -24,7 +23,6 @@ const SQL = {
 /** The index table's statements, prepared by each pooled connection on first use. */
 export function indexTable(db: Db) {
   const statements = {
-    list: { name: "index.list", text: SQL.list },
     find: { name: "index.find", text: SQL.find },
     insert: { name: "index.insert", text: SQL.insert },
     update: { name: "index.update", text: SQL.update },
@@ -37,10 +35,6 @@ export function indexTable(db: Db) {
   const pages = listPages<IndexRecord>(db, indexListTable, COLUMNS);
 
   return {
-    async list(): Promise<IndexRecord[]> {
-      return (await db.query<IndexRecord>(statements.list)).rows;
-    },
-
     /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
     async page(query: ListQuery) {
       const { rows, ...page } = await pages(query);

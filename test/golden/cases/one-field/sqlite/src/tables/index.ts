@@ -10,7 +10,6 @@ const COLUMNS = `"id", "body"`;
 
 /** The index table's SQL: values are bound as parameters, never spliced in. */
 const SQL = {
-  list: `SELECT ${COLUMNS} FROM "index" ORDER BY "id"`,
   find: `SELECT ${COLUMNS} FROM "index" WHERE "id" = ?`,
   insert: `INSERT INTO "index" ("body") VALUES (@body) RETURNING ${COLUMNS}`,
   update: `UPDATE "index" SET "body" = iif(@set_body, @body, "body") WHERE "id" = @id RETURNING ${COLUMNS}`,
@@ -20,7 +19,6 @@ const SQL = {
 /** The index table's statements, prepared once, and the operations the routes run. */
 export function indexTable(db: Db) {
   const statements = {
-    list: db.prepare<[], IndexRecord>(SQL.list),
     find: db.prepare<[number], IndexRecord>(SQL.find),
     insert: db.prepare<StoredValues, IndexRecord>(SQL.insert),
     update: db.prepare<StoredValues, IndexRecord>(SQL.update),
@@ -33,10 +31,6 @@ export function indexTable(db: Db) {
   const pages = listPages<IndexRecord>(db, indexListTable, COLUMNS);
 
   return {
-    list(): IndexRecord[] {
-      return statements.list.all();
-    },
-
     /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
     page(query: ListQuery) {
       const { rows, ...page } = pages(query);

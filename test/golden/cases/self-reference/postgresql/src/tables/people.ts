@@ -10,7 +10,6 @@ const COLUMNS = `"id", "name", "manager_id"`;
 
 /** The people table's SQL: values are bound as parameters, never spliced in. */
 const SQL = {
-  list: `SELECT ${COLUMNS} FROM "people" ORDER BY "id"`,
   find: `SELECT ${COLUMNS} FROM "people" WHERE "id" = $1`,
   insert: `INSERT INTO "people" ("name", "manager_id") VALUES ($1, $2) RETURNING ${COLUMNS}`,
   update: `
@@ -26,7 +25,6 @@ const SQL = {
 /** The people table's statements, prepared by each pooled connection on first use. */
 export function peopleTable(db: Db) {
   const statements = {
-    list: { name: "people.list", text: SQL.list },
     find: { name: "people.find", text: SQL.find },
     insert: { name: "people.insert", text: SQL.insert },
     update: { name: "people.update", text: SQL.update },
@@ -50,10 +48,6 @@ export function peopleTable(db: Db) {
   const pages = listPages<PeopleRecord>(db, peopleListTable, COLUMNS);
 
   return {
-    async list(): Promise<PeopleRecord[]> {
-      return (await db.query<PeopleRecord>(statements.list)).rows;
-    },
-
     /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
     async page(query: ListQuery) {
       const { rows, ...page } = await pages(query);

@@ -10,7 +10,6 @@ const COLUMNS = `"id", "name", "manager_id"`;
 
 /** The people table's SQL: values are bound as parameters, never spliced in. */
 const SQL = {
-  list: `SELECT ${COLUMNS} FROM "people" ORDER BY "id"`,
   find: `SELECT ${COLUMNS} FROM "people" WHERE "id" = ?`,
   insert: `INSERT INTO "people" ("name", "manager_id") VALUES (@name, @manager_id) RETURNING ${COLUMNS}`,
   update: `
@@ -26,7 +25,6 @@ const SQL = {
 /** The people table's statements, prepared once, and the operations the routes run. */
 export function peopleTable(db: Db) {
   const statements = {
-    list: db.prepare<[], PeopleRecord>(SQL.list),
     find: db.prepare<[number], PeopleRecord>(SQL.find),
     insert: db.prepare<StoredValues, PeopleRecord>(SQL.insert),
     update: db.prepare<StoredValues, PeopleRecord>(SQL.update),
@@ -43,10 +41,6 @@ export function peopleTable(db: Db) {
   const pages = listPages<PeopleRecord>(db, peopleListTable, COLUMNS);
 
   return {
-    list(): PeopleRecord[] {
-      return statements.list.all();
-    },
-
     /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
     page(query: ListQuery) {
       const { rows, ...page } = pages(query);

@@ -11,7 +11,6 @@ const COLUMNS = `"id", "name"`;
 
 /** The authors table's SQL: values are bound as parameters, never spliced in. */
 const SQL = {
-  list: `SELECT ${COLUMNS} FROM "authors" ORDER BY "id"`,
   find: `SELECT ${COLUMNS} FROM "authors" WHERE "id" = $1`,
   insert: `INSERT INTO "authors" ("id", "name") VALUES ($1, $2) RETURNING ${COLUMNS}`,
   update: `
@@ -25,7 +24,6 @@ const SQL = {
 /** The authors table's statements, prepared by each pooled connection on first use. */
 export function authorsTable(db: Db) {
   const statements = {
-    list: { name: "authors.list", text: SQL.list },
     find: { name: "authors.find", text: SQL.find },
     insert: { name: "authors.insert", text: SQL.insert },
     update: { name: "authors.update", text: SQL.update },
@@ -43,10 +41,6 @@ export function authorsTable(db: Db) {
   const pages = listPages<AuthorsRecord>(db, authorsListTable, COLUMNS);
 
   return {
-    async list(): Promise<AuthorsRecord[]> {
-      return (await db.query<AuthorsRecord>(statements.list)).rows;
-    },
-
     /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
     async page(query: ListQuery) {
       const { rows, ...page } = await pages(query);

@@ -10,7 +10,6 @@ const COLUMNS = `"id", "title", "author_id"`;
 
 /** The books table's SQL: values are bound as parameters, never spliced in. */
 const SQL = {
-  list: `SELECT ${COLUMNS} FROM "books" ORDER BY "id"`,
   find: `SELECT ${COLUMNS} FROM "books" WHERE "id" = $1`,
   insert: `INSERT INTO "books" ("title", "author_id") VALUES ($1, $2) RETURNING ${COLUMNS}`,
   update: `
@@ -26,7 +25,6 @@ const SQL = {
 /** The books table's statements, prepared by each pooled connection on first use. */
 export function booksTable(db: Db) {
   const statements = {
-    list: { name: "books.list", text: SQL.list },
     find: { name: "books.find", text: SQL.find },
     insert: { name: "books.insert", text: SQL.insert },
     update: { name: "books.update", text: SQL.update },
@@ -45,10 +43,6 @@ export function booksTable(db: Db) {
   const pages = listPages<BooksRecord>(db, booksListTable, COLUMNS);
 
   return {
-    async list(): Promise<BooksRecord[]> {
-      return (await db.query<BooksRecord>(statements.list)).rows;
-    },
-
     /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
     async page(query: ListQuery) {
       const { rows, ...page } = await pages(query);

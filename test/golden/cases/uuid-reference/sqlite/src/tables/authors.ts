@@ -11,7 +11,6 @@ const COLUMNS = `"id", "name"`;
 
 /** The authors table's SQL: values are bound as parameters, never spliced in. */
 const SQL = {
-  list: `SELECT ${COLUMNS} FROM "authors" ORDER BY "id"`,
   find: `SELECT ${COLUMNS} FROM "authors" WHERE "id" = ?`,
   insert: `INSERT INTO "authors" ("id", "name") VALUES (@id, @name) RETURNING ${COLUMNS}`,
   update: `UPDATE "authors" SET "name" = iif(@set_name, @name, "name") WHERE "id" = @id RETURNING ${COLUMNS}`,
@@ -21,7 +20,6 @@ const SQL = {
 /** The authors table's statements, prepared once, and the operations the routes run. */
 export function authorsTable(db: Db) {
   const statements = {
-    list: db.prepare<[], AuthorsRecord>(SQL.list),
     find: db.prepare<[string], AuthorsRecord>(SQL.find),
     insert: db.prepare<StoredValues, AuthorsRecord>(SQL.insert),
     update: db.prepare<StoredValues, AuthorsRecord>(SQL.update),
@@ -36,10 +34,6 @@ export function authorsTable(db: Db) {
   const pages = listPages<AuthorsRecord>(db, authorsListTable, COLUMNS);
 
   return {
-    list(): AuthorsRecord[] {
-      return statements.list.all();
-    },
-
     /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
     page(query: ListQuery) {
       const { rows, ...page } = pages(query);

@@ -10,7 +10,6 @@ const COLUMNS = `"id", "title", "author_id"`;
 
 /** The books table's SQL: values are bound as parameters, never spliced in. */
 const SQL = {
-  list: `SELECT ${COLUMNS} FROM "books" ORDER BY "id"`,
   find: `SELECT ${COLUMNS} FROM "books" WHERE "id" = ?`,
   insert: `INSERT INTO "books" ("title", "author_id") VALUES (@title, @author_id) RETURNING ${COLUMNS}`,
   update: `
@@ -26,7 +25,6 @@ const SQL = {
 /** The books table's statements, prepared once, and the operations the routes run. */
 export function booksTable(db: Db) {
   const statements = {
-    list: db.prepare<[], BooksRecord>(SQL.list),
     find: db.prepare<[number], BooksRecord>(SQL.find),
     insert: db.prepare<StoredValues, BooksRecord>(SQL.insert),
     update: db.prepare<StoredValues, BooksRecord>(SQL.update),
@@ -41,10 +39,6 @@ export function booksTable(db: Db) {
   const pages = listPages<BooksRecord>(db, booksListTable, COLUMNS);
 
   return {
-    list(): BooksRecord[] {
-      return statements.list.all();
-    },
-
     /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
     page(query: ListQuery) {
       const { rows, ...page } = pages(query);
