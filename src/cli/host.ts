@@ -41,7 +41,7 @@ function filesUnder(dir: string): Map<string, string> {
 }
 
 /** A text file the user named, or one clear message saying why it cannot be read. */
-export function readUserFile(file: string, what: string, missing: string): string {
+function readUserFile(file: string, what: string, missing: string): string {
   try {
     return readFileSync(file, "utf8");
   } catch (error) {

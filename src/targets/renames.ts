@@ -3,7 +3,7 @@ import { indexName, tableIndexes } from "../model/indexes.ts";
 import type { Model } from "../model/types.ts";
 
 /** A table's name before the renames, and a field's. */
-export function oldNames(renames: Rename[]) {
+function oldNames(renames: Rename[]) {
   const tableRenames = renames.filter((rename) => rename.kind === "table");
   const table = (name: string) => tableRenames.find((rename) => rename.to === name)?.from ?? name;
   const column = (tableName: string, name: string) =>
