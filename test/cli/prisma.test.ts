@@ -48,21 +48,12 @@ describe("the schemas of the golden cases with indexes", () => {
   const schemaOf = (testCase: string, database: string) =>
     readFileSync(join(REPO, "test/golden/cases", testCase, database, "prisma/schema.prisma"), "utf8");
 
-  it.each([
-    ["indexes", "sqlite"],
-    ["indexes", "postgresql"],
-    ["long-names", "sqlite"],
-    ["long-names", "postgresql"],
-  ] as const)(
-    "%s on %s: Prisma accepts them, and creates every index",
+  it.each(["sqlite", "postgresql"] as const)(
+    "long-names on %s: Prisma accepts an index whose default name would be too long, under its given name",
     { timeout: 30_000 },
-    async (testCase, database) => {
-      const sql = await diffSchemas(undefined, schemaOf(testCase, database), targetFor(database));
-      const expected =
-        testCase === "indexes"
-          ? ['"customers_city_idx"', '"customers_city_joined_at_idx"', '"orders_customer_id_idx"']
-          : ['"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_01470c88_idx"'];
-      for (const name of expected) expect(sql).toContain(`CREATE INDEX ${name}`);
+    async (database) => {
+      const sql = await diffSchemas(undefined, schemaOf("long-names", database), targetFor(database));
+      expect(sql).toContain('CREATE INDEX "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_01470c88_idx"');
     },
   );
 
@@ -77,8 +68,11 @@ describe("the schemas of the golden cases with indexes", () => {
         .split(";")
         .map((statement) => statement.replace(/--.*$/gm, "").trim())
         .filter(Boolean);
-      expect(statements).toHaveLength(3);
-      for (const statement of statements) expect(statement).toMatch(/^CREATE INDEX /);
+      expect(statements.map((statement) => statement.split(" ON ")[0])).toEqual([
+        'CREATE INDEX "customers_city_idx"',
+        'CREATE INDEX "customers_city_joined_at_idx"',
+        'CREATE INDEX "orders_customer_id_idx"',
+      ]);
     },
   );
 });
