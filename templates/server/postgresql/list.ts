@@ -1,6 +1,6 @@
 import type { Db } from "./db.js";
 import type { ListQuery, ListTable } from "./http/list.js";
-import { listStatement, type ListDialect } from "./list-sql.js";
+import { listStatement, type ListDialect, type Page } from "./list-sql.js";
 import { storedDateTime } from "./values.js";
 
 const dialect: ListDialect = {
@@ -12,13 +12,6 @@ const dialect: ListDialect = {
 
 /** Distinct statement shapes prepared by name per table; past it, statements run unnamed (planned each time). */
 const CACHE_SIZE = 200;
-
-export interface Page<Row> {
-  rows: Row[];
-  /** Whether records follow the page (it was cut by its limit). */
-  more: boolean;
-  total?: number;
-}
 
 /** A table's list queries: each distinct statement a named prepared statement, values always bound. */
 export function listPages<Row extends object>(db: Db, table: ListTable, columns: string) {

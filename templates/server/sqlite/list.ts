@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import type { Db } from "./db.js";
 import type { ListQuery, ListTable } from "./http/list.js";
-import { listStatement, type ListDialect } from "./list-sql.js";
+import { listStatement, type ListDialect, type Page } from "./list-sql.js";
 import { storedBoolean, storedDateTime } from "./values.js";
 
 const dialect: ListDialect = {
@@ -19,13 +19,6 @@ const dialect: ListDialect = {
 
 /** Distinct statement shapes kept prepared per table; past it, the least recently made is dropped. */
 const CACHE_SIZE = 200;
-
-export interface Page<Row> {
-  rows: Row[];
-  /** Whether records follow the page (it was cut by its limit). */
-  more: boolean;
-  total?: number;
-}
 
 /** A table's list queries: each distinct statement prepared once and kept, values always bound. */
 export function listPages<Row>(db: Db, table: ListTable, columns: string) {

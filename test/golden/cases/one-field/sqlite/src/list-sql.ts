@@ -12,6 +12,14 @@ export interface ListDialect {
   unlimited: string;
 }
 
+/** A page of rows, and what the route answers beside them. */
+export interface Page<Row> {
+  rows: Row[];
+  /** Whether records follow the page (it was cut by its limit). */
+  more: boolean;
+  total?: number;
+}
+
 export interface ListStatement {
   /** The page's statement; it reads one record more than the limit, to tell whether more follow. */
   sql: string;
