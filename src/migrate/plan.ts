@@ -152,6 +152,10 @@ function compareFields(before: Table, after: Table, plan: MigrationPlan): void {
     if (JSON.stringify(old.relation?.table) !== JSON.stringify(field.relation?.table)) changed("reference changed");
     if (field.index !== old.index) changed(field.index ? "index added" : "index removed");
   }
+  const composite = (table: Table) => new Set(table.indexes.map((fields) => fields.join(", ")));
+  const [was, is] = [composite(before), composite(after)];
+  for (const fields of is) if (!was.has(fields)) plan.changes.push(`${after.name}: index on ${fields} added`);
+  for (const fields of was) if (!is.has(fields)) plan.changes.push(`${after.name}: index on ${fields} removed`);
   for (const field of before.fields) {
     if (after.fields.some((candidate) => candidate.name === field.name)) continue;
     plan.changes.push(`${before.name}.${field.name}: field removed`);

@@ -256,6 +256,22 @@ describe("planMigration's changes that keep every row", () => {
   });
 });
 
+describe("planMigration's index changes", () => {
+  it("lists indexes added and removed, a field's and composite ones, as changes without risk", () => {
+    const plan = planMigration(customers({ name: "TEXT", city: { type: "TEXT", index: true } }), {
+      ...customers({ name: { type: "TEXT", index: true }, city: "TEXT" }),
+      tables: {
+        customers: { fields: { name: { type: "TEXT", index: true }, city: "TEXT" }, indexes: [["city", "name"]] },
+      },
+    });
+    expectPlain(
+      plan,
+      ["customers.name: index added", "customers.city: index removed", "customers: index on city, name added"],
+      [],
+    );
+  });
+});
+
 describe("planMigration's problems", () => {
   it("refuses a new required field without a default on an existing table", () => {
     const plan = planMigration(
