@@ -16,6 +16,7 @@ import Database from "better-sqlite3";
 import { execa } from "execa";
 import pg from "pg";
 import { findPostgres, startPostgres } from "../test/helpers/postgres.ts";
+import { installPeers, jsonServer, pocketbase, type Peer } from "./peers.ts";
 import {
   KEY,
   REPO,
@@ -48,7 +49,7 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 };
 
-async function latency(server: Server, path: string) {
+async function latency(server: Pick<Server, "base">, path: string) {
   for (let i = 0; i < 5; i++) await timed(server.base + path);
   const times: number[] = [];
   for (let i = 0; i < REQUESTS; i++) {
@@ -128,6 +129,7 @@ try {
 
   const rows: string[] = [];
   const whole: string[] = [];
+  const peers: string[] = [];
   const databases: { label: string; url: string; seed: () => Promise<void> }[] = [
     {
       label: "SQLite",
@@ -183,6 +185,40 @@ try {
     } finally {
       await server.stop();
     }
+    if (database.label === "SQLite" && process.env.BENCH_PEERS !== "0") {
+      log("the peers: installing PocketBase and json-server into the scratch directory");
+      const peersDir = join(dir, "peers");
+      await (await import("node:fs/promises")).mkdir(peersDir);
+      await installPeers(peersDir);
+      const ours = await startServer({ kind: "generated", serverDir, databaseUrl: database.url });
+      const own = await latency(ours, `/blog/posts/v1/list${PAGES[0][1]}`);
+      await ours.stop();
+      for (const make of [pocketbase, jsonServer]) {
+        let peer: Peer | undefined;
+        try {
+          peer = await make(peersDir, ROWS, USERS);
+          // The same answer as the generated server's: 50 posts of user 7, and how many user 7 has.
+          const answer = await fetch(peer.base + peer.page);
+          const { records, total } = peer.count(await answer.json(), answer.headers);
+          if (records !== 50 || total !== ROWS / USERS) throw new Error(`answered ${records} records of ${total}`);
+          const theirs = await latency(peer, peer.page);
+          peers.push(
+            `| ${peer.name} | \`${peer.page}\` | ${theirs.p50.toFixed(2)} | ${theirs.p99.toFixed(2)} | ${(theirs.p50 / own.p50).toFixed(1)} |`,
+          );
+          log(
+            `${peer.name}: p50 ${theirs.p50.toFixed(2)} ms, p99 ${theirs.p99.toFixed(2)} ms (generated: ${own.p50.toFixed(2)})`,
+          );
+        } catch (error) {
+          peers.push(`| ${make.name} | failed: ${(error as Error).message.split("\n")[0]} | | | |`);
+          log(`${make.name} failed: ${(error as Error).message}`);
+        } finally {
+          await peer?.stop();
+        }
+      }
+      peers.unshift(
+        `| the generated server (SQLite) | \`/blog/posts/v1/list${PAGES[0][1]}\` | ${own.p50.toFixed(2)} | ${own.p99.toFixed(2)} | 1.0 |`,
+      );
+    }
     if (database.label === "SQLite") {
       const built = await startServer({ kind: "generated", serverDir: before, databaseUrl: database.url });
       try {
@@ -209,6 +245,12 @@ try {
       "| database | whole table, no parameters | MB answered | time to last byte, ms | server RSS growth, MB |",
       "|---|---|--:|--:|--:|",
       ...whole,
+      "",
+      "The same page (user 7's first 50 posts, with their total) from the peers, same rows, same run:",
+      "",
+      "| server | request | p50 ms | p99 ms | p50 / generated |",
+      "|---|---|--:|--:|--:|",
+      ...peers,
     ].join("\n"),
   );
 } finally {
