@@ -151,6 +151,7 @@ export async function jsonServer(dir: string, rows: number, users: number): Prom
     name: `json-server ${JSON_SERVER_VERSION}`,
     base,
     page: "/posts?user_id=7&_page=1&_limit=50",
+    count: (body, headers) => ({ records: (body as unknown[]).length, total: Number(headers.get("x-total-count")) }),
     stop: server.stop,
   };
 }
