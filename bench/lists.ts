@@ -174,7 +174,13 @@ try {
     const seedStart = performance.now();
     await database.seed();
     log(`${database.label}: seeded in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
-    const server = await startServer({ kind: "generated", serverDir, databaseUrl: database.url });
+    const nodeArgs = process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean);
+    const server = await startServer({
+      kind: "generated",
+      serverDir,
+      databaseUrl: database.url,
+      ...(nodeArgs && { nodeArgs }),
+    });
     try {
       await measure(server, database.label, rows);
       const streamed = await wholeTable(server);
