@@ -1,6 +1,6 @@
 import { basename, relative, resolve } from "node:path";
 import { emitServer } from "../emit/index.ts";
-import { emitMigration, migrationFolderName } from "../emit/migration.ts";
+import { emitMigration, MIGRATIONS, migrationFolderName } from "../emit/migration.ts";
 import { emitPrismaSchema } from "../emit/prisma-schema.ts";
 import type { RawManifest } from "../manifest/schema.ts";
 import type { Model } from "../model/types.ts";
@@ -81,7 +81,7 @@ export async function generateServer(
   return {
     tree,
     migration: {
-      dir: `prisma/migrations/${name}`,
+      dir: `${MIGRATIONS}/${name}`,
       files: emitMigration({ name, sql, schema, manifest }, target, true),
     },
   };
