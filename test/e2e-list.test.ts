@@ -240,6 +240,7 @@ for (const database of ["sqlite", "postgresql"] as const) {
           "Invalid request: unknown operator rating[between]: use ne, gt, gte, lt, lte, in, contains or null",
         );
         await refused("?sort=colour,-", "Invalid request: unknown sort field colour; unknown sort field (empty)");
+        await refused("?sort=rating,-rating", "Invalid request: sort names rating twice");
       });
 
       it("refuses an operator that does not fit the field's type", async () => {

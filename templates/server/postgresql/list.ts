@@ -1,6 +1,6 @@
 import type { Db } from "./db.js";
 import type { ListQuery, ListTable } from "./http/list.js";
-import { listStatement, type ListDialect, type Page } from "./list-sql.js";
+import { listStatement, type ListDialect, type ListStatement, type Page } from "./list-sql.js";
 import { storedDateTime } from "./values.js";
 
 const dialect: ListDialect = {
@@ -21,8 +21,15 @@ export function listPages<Row extends object>(db: Db, table: ListTable, columns:
     if (name === undefined && names.size < CACHE_SIZE) names.set(text, (name = `${table.name}.list.${names.size + 1}`));
     return name === undefined ? { text, values } : { name, text, values };
   };
+  // A query object used again (the whole table's first batch, a module constant) is built once.
+  const built = new WeakMap<ListQuery, ListStatement>();
+  const statementOf = (query: ListQuery) => {
+    let statement = built.get(query);
+    if (!statement) built.set(query, (statement = listStatement(table, columns, query, dialect)));
+    return statement;
+  };
   return async (query: ListQuery): Promise<Page<Row>> => {
-    const { sql, values, count } = listStatement(table, columns, query, dialect);
+    const { sql, values, count } = statementOf(query);
     const rows = (await db.query<Row & Record<string, unknown>>(statement(sql, values))).rows as Row[];
     const more = query.limit !== undefined && rows.length > query.limit;
     if (more) rows.pop();

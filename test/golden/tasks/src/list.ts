@@ -2,7 +2,7 @@
 import type Database from "better-sqlite3";
 import type { Db } from "./db.js";
 import type { ListQuery, ListTable } from "./http/list.js";
-import { listStatement, type ListDialect, type Page } from "./list-sql.js";
+import { listStatement, type ListDialect, type ListStatement, type Page } from "./list-sql.js";
 import { storedBoolean, storedDateTime } from "./values.js";
 
 const dialect: ListDialect = {
@@ -33,8 +33,15 @@ export function listPages<Row>(db: Db, table: ListTable, columns: string) {
     }
     return statement;
   };
+  // A query object used again (the whole table's first batch, a module constant) is built once.
+  const built = new WeakMap<ListQuery, ListStatement>();
+  const statementOf = (query: ListQuery) => {
+    let statement = built.get(query);
+    if (!statement) built.set(query, (statement = listStatement(table, columns, query, dialect)));
+    return statement;
+  };
   return (query: ListQuery): Page<Row> => {
-    const { sql, values, count } = listStatement(table, columns, query, dialect);
+    const { sql, values, count } = statementOf(query);
     const rows = prepared(sql).all(...values) as Row[];
     const more = query.limit !== undefined && rows.length > query.limit;
     if (more) rows.pop();
