@@ -229,6 +229,54 @@ for (const database of ["sqlite", "postgresql"] as const) {
           records.map((user) => user.id),
         );
       });
+      it("writes every kind of value as JSON.stringify does: doubles of any magnitude, escapes, date-times", async () => {
+        const rows = 1_500;
+        const userId = posts[0]!.user_id;
+        const rating = `CASE i % 8 WHEN 0 THEN i * 0.1 WHEN 1 THEN 1e21 * i WHEN 2 THEN 1.5e-7 * i WHEN 3 THEN -0.0
+          WHEN 4 THEN 1e15 + i WHEN 5 THEN NULL WHEN 6 THEN i / 3.0 ELSE -1e-6 * i END`;
+        await db.exec(
+          database === "sqlite"
+            ? `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${rows})
+               INSERT INTO posts (title, body, published, rating, user_id, published_at)
+               SELECT 'Post "' || i || '"' || char(10, 1, 9) || '\\ é ✓ 😀 ,"rating":1e+16}', NULL, i % 2, ${rating}, ${userId},
+                 CASE WHEN i % 3 = 0 THEN NULL ELSE '2024-02-29T23:59:59.000+00:00' END FROM n`
+            : `INSERT INTO posts (title, body, published, rating, user_id, published_at)
+               SELECT 'Post "' || i || '"' || chr(10) || chr(1) || chr(9) || '\\ é ✓ 😀 ,"rating":1e+16}', NULL, i % 2 = 1, ${rating},
+                 ${userId}, CASE WHEN i % 3 = 0 THEN NULL ELSE '2024-02-29T23:59:59Z'::timestamptz END
+               FROM generate_series(1, ${rows}) AS i`,
+        );
+        // And doubles of every magnitude, from 1e-30 to 1e30, of both signs.
+        let seed = 7;
+        const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+        const doubles = Array.from({ length: 1_100 }, (_, k) => (k % 2 ? -1 : 1) * random() * 10 ** ((k % 61) - 30));
+        await db.exec(
+          `INSERT INTO posts (title, published, rating, user_id) VALUES
+           ${doubles.map((double) => `('double', ${database === "sqlite" ? 1 : "true"}, ${double}, ${userId})`).join(", ")}`,
+        );
+        const whole = await api.get("/posts/v1/list");
+        expect(whole.headers.get("transfer-encoding")).toBe("chunked");
+        const records: Post[] = [];
+        for (let after = 0; ;) {
+          const page = await list(`?limit=1000&after=${after}`);
+          records.push(...page.records);
+          if (!page.headers.get("link")) break;
+          after = page.records.at(-1)!.id;
+        }
+        expect(records.length).toBeGreaterThan(rows);
+        const ratings = records.map((post) => post.rating);
+        for (const kind of [
+          (r: number) => r >= 1e21,
+          (r: number) => r !== 0 && Math.abs(r) < 1e-6,
+          (r: number) => r > 1e15,
+        ])
+          expect(ratings.some((rating) => rating !== null && kind(rating))).toBe(true);
+        const expected = JSON.stringify({ success: true, message: "Data found.", data: records });
+        // Where they first differ, if they do: the whole text is too long to read in a failure.
+        let at = 0;
+        while (at < expected.length && whole.text[at] === expected[at]) at++;
+        expect(whole.text.slice(at - 200, at + 100)).toBe(expected.slice(at - 200, at + 100));
+        expect(whole.text).toBe(expected);
+      });
     });
 
     describe("refusals, each a 400 with every problem", () => {

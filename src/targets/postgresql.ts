@@ -1,8 +1,8 @@
-import type { Model } from "../model/types.ts";
+import type { Field, Model, Table } from "../model/types.ts";
 import type { Rename } from "../migrate/plan.ts";
 import { positionalSql } from "../manifest/sql.ts";
 import { renamedIndexes } from "./renames.ts";
-import { quote } from "./sql.ts";
+import { quote, statement } from "./sql.ts";
 import { defaultDateTime, tableContext, type Storage } from "./tables.ts";
 import { DATABASE_MODULES, type Target } from "./target.ts";
 
@@ -43,7 +43,16 @@ export const postgresql: Target = {
   },
   uuidIdAttributes: ["@db.Uuid"],
 
-  tableContext: (table) => tableContext(table, storage),
+  tableContext(table) {
+    const context = tableContext(table, storage);
+    const doubles = table.fields.filter((field) => field.kind === "float").map((field) => JSON.stringify(field.name));
+    return {
+      ...context,
+      sql: { ...context.sql, batch: batchSql(table) },
+      doubles,
+      valueHelpers: [...(doubles.length > 0 ? ["jsonDoubles"] : []), ...context.valueHelpers],
+    };
+  },
 
   querySql: (query) =>
     positionalSql(
@@ -54,6 +63,41 @@ export const postgresql: Target = {
   migrationScript: (sql) => `BEGIN;\n\n${sql.trim()}\n\nCOMMIT;\n`,
   renameSql,
 };
+
+/**
+ * A field as the JSON text of the answers: date-times in the API's form (sessions run in UTC), and
+ * doubles that JSON cannot hold (infinities, NaN) as null, as JSON.stringify writes them. Other
+ * doubles are rewritten in JavaScript (`jsonDoubles`): PostgreSQL may print other digits of the
+ * same double, and another notation.
+ */
+function jsonColumn(field: Field): string {
+  const column = quote(field.name);
+  if (field.kind === "datetime") return `to_char(${column}, 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS ${column}`;
+  if (field.kind === "float")
+    return `CASE WHEN ${column} IN ('Infinity', '-Infinity', 'NaN') THEN NULL ELSE ${column} END AS ${column}`;
+  return column;
+}
+
+/**
+ * The whole table's next batch after an id, as PostgreSQL writes it: the records' JSON text joined
+ * by commas (byte for byte what JSON.stringify makes of the rows the other statements return), how
+ * many there are, and the last id. One string per batch instead of an object per row keeps a
+ * streamed list's memory flat.
+ */
+function batchSql(table: Table): string {
+  const columns = [quote("id"), ...table.fields.map(jsonColumn)];
+  const indent = (text: string) => text.replace(/^/gm, "    ");
+  return statement([
+    `SELECT string_agg(row_to_json(batch.*)::text, ',' ORDER BY batch."id") AS "json",`,
+    `  count(*)::int AS "size",`,
+    `  (array_agg(batch."id" ORDER BY batch."id" DESC))[1] AS "last"`,
+    "FROM (",
+    "  SELECT",
+    indent(columns.join(",\n")),
+    `  FROM ${quote(table.name)} WHERE "id" > $1 ORDER BY "id" LIMIT \${LIST_BATCH}`,
+    ") AS batch",
+  ]);
+}
 
 /**
  * PostgreSQL statements for renames. Prisma names constraints, indexes and sequences after their

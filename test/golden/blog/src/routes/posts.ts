@@ -3,13 +3,10 @@ import type { FastifyPluginAsync } from "fastify";
 import { created, deleted, found, updated } from "../http/envelope.js";
 import { notFound } from "../http/errors.js";
 import type { IdParams } from "../http/ids.js";
-import { nextPageUrl, parseListQuery, type ListQuery } from "../http/list.js";
-import { LIST_BATCH, streamedList } from "../http/stream.js";
+import { nextPageUrl, parseListQuery } from "../http/list.js";
+import { jsonBatch, streamedList, WHOLE_TABLE } from "../http/stream.js";
 import { postsListTable, postsSchemas, type PostsInput } from "../schemas/posts.js";
 import type { PostsTable } from "../tables/posts.js";
-
-/** A whole table, read a batch at a time in id order. */
-const ALL: ListQuery = { filters: [], sort: [], limit: LIST_BATCH, count: false };
 
 /** The routes of the posts table, registered under /blog/posts/<version> for each of its versions. */
 export const postsRoutes: FastifyPluginAsync<{ table: PostsTable }> = async (app, { table }) => {
@@ -20,10 +17,11 @@ export const postsRoutes: FastifyPluginAsync<{ table: PostsTable }> = async (app
       const query = parseListQuery(request.query, postsListTable);
       if (query === undefined) {
         // The whole table: answered at once when it fits one batch, else streamed a batch at a time.
-        const first = table.page(ALL);
+        const first = table.page(WHOLE_TABLE);
         if (!first.more) return found(first.records);
-        const next = (after: string | number) => table.page({ ...ALL, after }).records;
-        return reply.type("application/json; charset=utf-8").send(streamedList(first.records, next));
+        return reply
+          .type("application/json; charset=utf-8")
+          .send(streamedList(jsonBatch(first.records), table.batchAfter));
       }
       const page = table.page(query);
       if (page.total !== undefined) reply.header("x-total-count", page.total);

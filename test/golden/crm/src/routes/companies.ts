@@ -3,13 +3,10 @@ import type { FastifyPluginAsync } from "fastify";
 import { created, deleted, found, updated } from "../http/envelope.js";
 import { notFound } from "../http/errors.js";
 import type { IdParams } from "../http/ids.js";
-import { nextPageUrl, parseListQuery, type ListQuery } from "../http/list.js";
-import { LIST_BATCH, streamedList } from "../http/stream.js";
+import { nextPageUrl, parseListQuery } from "../http/list.js";
+import { jsonBatch, streamedList, WHOLE_TABLE } from "../http/stream.js";
 import { companiesListTable, companiesSchemas, type CompaniesInput } from "../schemas/companies.js";
 import type { CompaniesTable } from "../tables/companies.js";
-
-/** A whole table, read a batch at a time in id order. */
-const ALL: ListQuery = { filters: [], sort: [], limit: LIST_BATCH, count: false };
 
 /** The routes of the companies table, registered under /crm/companies/<version> for each of its versions. */
 export const companiesRoutes: FastifyPluginAsync<{ table: CompaniesTable }> = async (app, { table }) => {
@@ -20,10 +17,11 @@ export const companiesRoutes: FastifyPluginAsync<{ table: CompaniesTable }> = as
       const query = parseListQuery(request.query, companiesListTable);
       if (query === undefined) {
         // The whole table: answered at once when it fits one batch, else streamed a batch at a time.
-        const first = await table.page(ALL);
+        const first = await table.page(WHOLE_TABLE);
         if (!first.more) return found(first.records);
-        const next = async (after: string | number) => (await table.page({ ...ALL, after })).records;
-        return reply.type("application/json; charset=utf-8").send(streamedList(first.records, next));
+        return reply
+          .type("application/json; charset=utf-8")
+          .send(streamedList(jsonBatch(first.records), table.batchAfter));
       }
       const page = await table.page(query);
       if (page.total !== undefined) reply.header("x-total-count", page.total);

@@ -4,6 +4,7 @@ import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } 
 import type { Db, StoredValues } from "../db.js";
 import { uuidId } from "../http/ids.js";
 import type { ListQuery } from "../http/list.js";
+import { LIST_BATCH, type ListBatch } from "../http/stream.js";
 import { listPages } from "../list.js";
 import { companiesListTable, type CompaniesInput, type CompaniesRecord } from "../schemas/companies.js";
 import { storedDateTime, storedNow } from "../values.js";
@@ -27,6 +28,19 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "companies" WHERE "id" = $1`,
+  batch: `
+    SELECT string_agg(row_to_json(batch.*)::text, ',' ORDER BY batch."id") AS "json",
+      count(*)::int AS "size",
+      (array_agg(batch."id" ORDER BY batch."id" DESC))[1] AS "last"
+    FROM (
+      SELECT
+        "id",
+        "name",
+        "website",
+        to_char("created_at", 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "created_at"
+      FROM "companies" WHERE "id" > $1 ORDER BY "id" LIMIT ${LIST_BATCH}
+    ) AS batch
+  `,
 };
 
 /** The companies table's statements, prepared by each pooled connection on first use. */
@@ -36,6 +50,7 @@ export function companiesTable(db: Db) {
     insert: { name: "companies.insert", text: SQL.insert },
     update: { name: "companies.update", text: SQL.update },
     remove: { name: "companies.remove", text: SQL.remove },
+    batch: { name: "companies.batch", text: SQL.batch },
   };
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [];
@@ -53,6 +68,11 @@ export function companiesTable(db: Db) {
     async page(query: ListQuery) {
       const { rows, ...page } = await pages(query);
       return { records: rows, ...page };
+    },
+
+    /** The whole table's records after an id, a batch at a time, as PostgreSQL writes their JSON. */
+    async batchAfter(after: string): Promise<ListBatch<string>> {
+      return (await db.query<ListBatch<string>>({ ...statements.batch, values: [after] })).rows[0]!;
     },
 
     async find(rawId: string): Promise<CompaniesRecord | undefined> {

@@ -3,6 +3,7 @@ import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } 
 import type { Db, StoredValues } from "../db.js";
 import { numberId } from "../http/ids.js";
 import type { ListQuery } from "../http/list.js";
+import { LIST_BATCH, type ListBatch } from "../http/stream.js";
 import { listPages } from "../list.js";
 import { contactsListTable, type ContactsInput, type ContactsRecord } from "../schemas/contacts.js";
 
@@ -27,6 +28,21 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "contacts" WHERE "id" = $1`,
+  batch: `
+    SELECT string_agg(row_to_json(batch.*)::text, ',' ORDER BY batch."id") AS "json",
+      count(*)::int AS "size",
+      (array_agg(batch."id" ORDER BY batch."id" DESC))[1] AS "last"
+    FROM (
+      SELECT
+        "id",
+        "company_id",
+        "full_name",
+        "email",
+        "phone",
+        "vip"
+      FROM "contacts" WHERE "id" > $1 ORDER BY "id" LIMIT ${LIST_BATCH}
+    ) AS batch
+  `,
 };
 
 /** The contacts table's statements, prepared by each pooled connection on first use. */
@@ -36,6 +52,7 @@ export function contactsTable(db: Db) {
     insert: { name: "contacts.insert", text: SQL.insert },
     update: { name: "contacts.update", text: SQL.update },
     remove: { name: "contacts.remove", text: SQL.remove },
+    batch: { name: "contacts.batch", text: SQL.batch },
   };
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [
@@ -59,6 +76,11 @@ export function contactsTable(db: Db) {
     async page(query: ListQuery) {
       const { rows, ...page } = await pages(query);
       return { records: rows, ...page };
+    },
+
+    /** The whole table's records after an id, a batch at a time, as PostgreSQL writes their JSON. */
+    async batchAfter(after: number): Promise<ListBatch<number>> {
+      return (await db.query<ListBatch<number>>({ ...statements.batch, values: [after] })).rows[0]!;
     },
 
     async find(rawId: string): Promise<ContactsRecord | undefined> {

@@ -3,9 +3,10 @@ import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } 
 import type { Db, StoredValues } from "../db.js";
 import { numberId } from "../http/ids.js";
 import type { ListQuery } from "../http/list.js";
+import { LIST_BATCH, type ListBatch } from "../http/stream.js";
 import { listPages } from "../list.js";
 import { dealsListTable, type DealsInput, type DealsRecord } from "../schemas/deals.js";
-import { storedDateTime } from "../values.js";
+import { jsonDoubles, storedDateTime } from "../values.js";
 
 const COLUMNS = `"id", "contact_id", "title", "amount", "closes_at", "notes"`;
 
@@ -28,7 +29,25 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "deals" WHERE "id" = $1`,
+  batch: `
+    SELECT string_agg(row_to_json(batch.*)::text, ',' ORDER BY batch."id") AS "json",
+      count(*)::int AS "size",
+      (array_agg(batch."id" ORDER BY batch."id" DESC))[1] AS "last"
+    FROM (
+      SELECT
+        "id",
+        "contact_id",
+        "title",
+        CASE WHEN "amount" IN ('Infinity', '-Infinity', 'NaN') THEN NULL ELSE "amount" END AS "amount",
+        to_char("closes_at", 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "closes_at",
+        "notes"
+      FROM "deals" WHERE "id" > $1 ORDER BY "id" LIMIT ${LIST_BATCH}
+    ) AS batch
+  `,
 };
+
+/** The table's doubles in JSON text as JavaScript writes them. */
+const writeDoubles = jsonDoubles(["amount"]);
 
 /** The deals table's statements, prepared by each pooled connection on first use. */
 export function dealsTable(db: Db) {
@@ -37,6 +56,7 @@ export function dealsTable(db: Db) {
     insert: { name: "deals.insert", text: SQL.insert },
     update: { name: "deals.update", text: SQL.update },
     remove: { name: "deals.remove", text: SQL.remove },
+    batch: { name: "deals.batch", text: SQL.batch },
   };
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [
@@ -55,6 +75,12 @@ export function dealsTable(db: Db) {
     async page(query: ListQuery) {
       const { rows, ...page } = await pages(query);
       return { records: rows, ...page };
+    },
+
+    /** The whole table's records after an id, a batch at a time, as PostgreSQL writes their JSON. */
+    async batchAfter(after: number): Promise<ListBatch<number>> {
+      const batch = (await db.query<ListBatch<number>>({ ...statements.batch, values: [after] })).rows[0]!;
+      return { ...batch, json: batch.json && writeDoubles(batch.json) };
     },
 
     async find(rawId: string): Promise<DealsRecord | undefined> {

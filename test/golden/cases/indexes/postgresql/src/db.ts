@@ -33,7 +33,8 @@ export function openDatabase(config: Config) {
     connectionString: config.databaseUrl,
     max: config.poolSize,
     types,
-    options: "-c TimeZone=UTC",
+    // Date-times in UTC; doubles printed with their shortest exact digits whatever the database's setting.
+    options: "-c TimeZone=UTC -c extra_float_digits=1",
   });
   return {
     pool,

@@ -3,6 +3,7 @@ import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } 
 import type { Db, StoredValues } from "../db.js";
 import { numberId } from "../http/ids.js";
 import type { ListQuery } from "../http/list.js";
+import { LIST_BATCH, type ListBatch } from "../http/stream.js";
 import { listPages } from "../list.js";
 import { customersListTable, type CustomersInput, type CustomersRecord } from "../schemas/customers.js";
 import { storedDateTime } from "../values.js";
@@ -22,6 +23,19 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "customers" WHERE "id" = $1`,
+  batch: `
+    SELECT string_agg(row_to_json(batch.*)::text, ',' ORDER BY batch."id") AS "json",
+      count(*)::int AS "size",
+      (array_agg(batch."id" ORDER BY batch."id" DESC))[1] AS "last"
+    FROM (
+      SELECT
+        "id",
+        "email",
+        "city",
+        to_char("joined_at", 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "joined_at"
+      FROM "customers" WHERE "id" > $1 ORDER BY "id" LIMIT ${LIST_BATCH}
+    ) AS batch
+  `,
 };
 
 /** The customers table's statements, prepared by each pooled connection on first use. */
@@ -31,6 +45,7 @@ export function customersTable(db: Db) {
     insert: { name: "customers.insert", text: SQL.insert },
     update: { name: "customers.update", text: SQL.update },
     remove: { name: "customers.remove", text: SQL.remove },
+    batch: { name: "customers.batch", text: SQL.batch },
   };
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [];
@@ -48,6 +63,11 @@ export function customersTable(db: Db) {
     async page(query: ListQuery) {
       const { rows, ...page } = await pages(query);
       return { records: rows, ...page };
+    },
+
+    /** The whole table's records after an id, a batch at a time, as PostgreSQL writes their JSON. */
+    async batchAfter(after: number): Promise<ListBatch<number>> {
+      return (await db.query<ListBatch<number>>({ ...statements.batch, values: [after] })).rows[0]!;
     },
 
     async find(rawId: string): Promise<CustomersRecord | undefined> {

@@ -3,8 +3,10 @@ import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } 
 import type { Db, StoredValues } from "../db.js";
 import { numberId } from "../http/ids.js";
 import type { ListQuery } from "../http/list.js";
+import { LIST_BATCH, type ListBatch } from "../http/stream.js";
 import { listPages } from "../list.js";
 import { ordersListTable, type OrdersInput, type OrdersRecord } from "../schemas/orders.js";
+import { jsonDoubles } from "../values.js";
 
 const COLUMNS = `"id", "customer_id", "total"`;
 
@@ -20,7 +22,22 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "orders" WHERE "id" = $1`,
+  batch: `
+    SELECT string_agg(row_to_json(batch.*)::text, ',' ORDER BY batch."id") AS "json",
+      count(*)::int AS "size",
+      (array_agg(batch."id" ORDER BY batch."id" DESC))[1] AS "last"
+    FROM (
+      SELECT
+        "id",
+        "customer_id",
+        CASE WHEN "total" IN ('Infinity', '-Infinity', 'NaN') THEN NULL ELSE "total" END AS "total"
+      FROM "orders" WHERE "id" > $1 ORDER BY "id" LIMIT ${LIST_BATCH}
+    ) AS batch
+  `,
 };
+
+/** The table's doubles in JSON text as JavaScript writes them. */
+const writeDoubles = jsonDoubles(["total"]);
 
 /** The orders table's statements, prepared by each pooled connection on first use. */
 export function ordersTable(db: Db) {
@@ -29,6 +46,7 @@ export function ordersTable(db: Db) {
     insert: { name: "orders.insert", text: SQL.insert },
     update: { name: "orders.update", text: SQL.update },
     remove: { name: "orders.remove", text: SQL.remove },
+    batch: { name: "orders.batch", text: SQL.batch },
   };
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [
@@ -47,6 +65,12 @@ export function ordersTable(db: Db) {
     async page(query: ListQuery) {
       const { rows, ...page } = await pages(query);
       return { records: rows, ...page };
+    },
+
+    /** The whole table's records after an id, a batch at a time, as PostgreSQL writes their JSON. */
+    async batchAfter(after: number): Promise<ListBatch<number>> {
+      const batch = (await db.query<ListBatch<number>>({ ...statements.batch, values: [after] })).rows[0]!;
+      return { ...batch, json: batch.json && writeDoubles(batch.json) };
     },
 
     async find(rawId: string): Promise<OrdersRecord | undefined> {

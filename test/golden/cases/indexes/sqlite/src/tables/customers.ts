@@ -3,6 +3,7 @@ import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } 
 import type { Db, StoredValues } from "../db.js";
 import { numberId } from "../http/ids.js";
 import type { ListQuery } from "../http/list.js";
+import { jsonBatch, WHOLE_TABLE } from "../http/stream.js";
 import { listPages } from "../list.js";
 import { customersListTable, type CustomersInput, type CustomersRecord } from "../schemas/customers.js";
 import { apiDateTime, storedDateTime } from "../values.js";
@@ -62,12 +63,17 @@ export function customersTable(db: Db) {
   ];
   const pages = listPages<CustomersRow>(db, customersListTable, COLUMNS);
 
+  /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
+  const page = (query: ListQuery) => {
+    const { rows, ...rest } = pages(query);
+    return { records: rows.map(toRecord), ...rest };
+  };
+
   return {
-    /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
-    page(query: ListQuery) {
-      const { rows, ...page } = pages(query);
-      return { records: rows.map(toRecord), ...page };
-    },
+    page,
+
+    /** The whole table's records after an id, a batch at a time, as JSON text. */
+    batchAfter: (after: number) => jsonBatch(page({ ...WHOLE_TABLE, after }).records),
 
     find(rawId: string): CustomersRecord | undefined {
       const id = numberId(rawId);

@@ -3,6 +3,7 @@ import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } 
 import type { Db, StoredValues } from "../db.js";
 import { numberId } from "../http/ids.js";
 import type { ListQuery } from "../http/list.js";
+import { LIST_BATCH, type ListBatch } from "../http/stream.js";
 import { listPages } from "../list.js";
 import {
   bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenListTable,
@@ -38,6 +39,18 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_children" WHERE "id" = $1`,
+  batch: `
+    SELECT string_agg(row_to_json(batch.*)::text, ',' ORDER BY batch."id") AS "json",
+      count(*)::int AS "size",
+      (array_agg(batch."id" ORDER BY batch."id" DESC))[1] AS "last"
+    FROM (
+      SELECT
+        "id",
+        "rrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr_id",
+        "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn_notes"
+      FROM "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_children" WHERE "id" > $1 ORDER BY "id" LIMIT ${LIST_BATCH}
+    ) AS batch
+  `,
 };
 
 /** The bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_children table's statements, prepared by each pooled connection on first use. */
@@ -47,6 +60,7 @@ export function bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenTa
     insert: { name: "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_children.insert", text: SQL.insert },
     update: { name: "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_children.update", text: SQL.update },
     remove: { name: "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_children.remove", text: SQL.remove },
+    batch: { name: "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_children.batch", text: SQL.batch },
   };
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [
@@ -72,6 +86,11 @@ export function bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenTa
     async page(query: ListQuery) {
       const { rows, ...page } = await pages(query);
       return { records: rows, ...page };
+    },
+
+    /** The whole table's records after an id, a batch at a time, as PostgreSQL writes their JSON. */
+    async batchAfter(after: number): Promise<ListBatch<number>> {
+      return (await db.query<ListBatch<number>>({ ...statements.batch, values: [after] })).rows[0]!;
     },
 
     async find(

@@ -3,6 +3,7 @@ import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } 
 import type { Db, StoredValues } from "../db.js";
 import { numberId } from "../http/ids.js";
 import type { ListQuery } from "../http/list.js";
+import { jsonBatch, WHOLE_TABLE } from "../http/stream.js";
 import { listPages } from "../list.js";
 import {
   aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsListTable,
@@ -98,12 +99,17 @@ export function aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsTa
     COLUMNS,
   );
 
+  /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
+  const page = (query: ListQuery) => {
+    const { rows, ...rest } = pages(query);
+    return { records: rows.map(toRecord), ...rest };
+  };
+
   return {
-    /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
-    page(query: ListQuery) {
-      const { rows, ...page } = pages(query);
-      return { records: rows.map(toRecord), ...page };
-    },
+    page,
+
+    /** The whole table's records after an id, a batch at a time, as JSON text. */
+    batchAfter: (after: number) => jsonBatch(page({ ...WHOLE_TABLE, after }).records),
 
     find(rawId: string): AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRecord | undefined {
       const id = numberId(rawId);

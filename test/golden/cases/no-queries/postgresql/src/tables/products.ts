@@ -3,9 +3,10 @@ import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } 
 import type { Db, StoredValues } from "../db.js";
 import { numberId } from "../http/ids.js";
 import type { ListQuery } from "../http/list.js";
+import { LIST_BATCH, type ListBatch } from "../http/stream.js";
 import { listPages } from "../list.js";
 import { productsListTable, type ProductsInput, type ProductsRecord } from "../schemas/products.js";
-import { storedDateTime, storedNow } from "../values.js";
+import { jsonDoubles, storedDateTime, storedNow } from "../values.js";
 
 const COLUMNS = `"id", "name", "contact", "phone", "description", "price", "stock", "active", "added_at", "launch_at"`;
 
@@ -32,7 +33,29 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "products" WHERE "id" = $1`,
+  batch: `
+    SELECT string_agg(row_to_json(batch.*)::text, ',' ORDER BY batch."id") AS "json",
+      count(*)::int AS "size",
+      (array_agg(batch."id" ORDER BY batch."id" DESC))[1] AS "last"
+    FROM (
+      SELECT
+        "id",
+        "name",
+        "contact",
+        "phone",
+        "description",
+        CASE WHEN "price" IN ('Infinity', '-Infinity', 'NaN') THEN NULL ELSE "price" END AS "price",
+        "stock",
+        "active",
+        to_char("added_at", 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "added_at",
+        to_char("launch_at", 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "launch_at"
+      FROM "products" WHERE "id" > $1 ORDER BY "id" LIMIT ${LIST_BATCH}
+    ) AS batch
+  `,
 };
+
+/** The table's doubles in JSON text as JavaScript writes them. */
+const writeDoubles = jsonDoubles(["price"]);
 
 /** The products table's statements, prepared by each pooled connection on first use. */
 export function productsTable(db: Db) {
@@ -41,6 +64,7 @@ export function productsTable(db: Db) {
     insert: { name: "products.insert", text: SQL.insert },
     update: { name: "products.update", text: SQL.update },
     remove: { name: "products.remove", text: SQL.remove },
+    batch: { name: "products.batch", text: SQL.batch },
   };
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [];
@@ -58,6 +82,12 @@ export function productsTable(db: Db) {
     async page(query: ListQuery) {
       const { rows, ...page } = await pages(query);
       return { records: rows, ...page };
+    },
+
+    /** The whole table's records after an id, a batch at a time, as PostgreSQL writes their JSON. */
+    async batchAfter(after: number): Promise<ListBatch<number>> {
+      const batch = (await db.query<ListBatch<number>>({ ...statements.batch, values: [after] })).rows[0]!;
+      return { ...batch, json: batch.json && writeDoubles(batch.json) };
     },
 
     async find(rawId: string): Promise<ProductsRecord | undefined> {

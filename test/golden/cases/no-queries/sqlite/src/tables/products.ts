@@ -3,6 +3,7 @@ import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } 
 import type { Db, StoredValues } from "../db.js";
 import { numberId } from "../http/ids.js";
 import type { ListQuery } from "../http/list.js";
+import { jsonBatch, WHOLE_TABLE } from "../http/stream.js";
 import { listPages } from "../list.js";
 import { productsListTable, type ProductsInput, type ProductsRecord } from "../schemas/products.js";
 import { apiBoolean, apiDateTime, storedBoolean, storedDateTime, storedNow } from "../values.js";
@@ -80,12 +81,17 @@ export function productsTable(db: Db) {
   ];
   const pages = listPages<ProductsRow>(db, productsListTable, COLUMNS);
 
+  /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
+  const page = (query: ListQuery) => {
+    const { rows, ...rest } = pages(query);
+    return { records: rows.map(toRecord), ...rest };
+  };
+
   return {
-    /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
-    page(query: ListQuery) {
-      const { rows, ...page } = pages(query);
-      return { records: rows.map(toRecord), ...page };
-    },
+    page,
+
+    /** The whole table's records after an id, a batch at a time, as JSON text. */
+    batchAfter: (after: number) => jsonBatch(page({ ...WHOLE_TABLE, after }).records),
 
     find(rawId: string): ProductsRecord | undefined {
       const id = numberId(rawId);

@@ -4,6 +4,7 @@ import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } 
 import type { Db, StoredValues } from "../db.js";
 import { uuidId } from "../http/ids.js";
 import type { ListQuery } from "../http/list.js";
+import { LIST_BATCH, type ListBatch } from "../http/stream.js";
 import { listPages } from "../list.js";
 import { authorsListTable, type AuthorsInput, type AuthorsRecord } from "../schemas/authors.js";
 
@@ -19,6 +20,17 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "authors" WHERE "id" = $1`,
+  batch: `
+    SELECT string_agg(row_to_json(batch.*)::text, ',' ORDER BY batch."id") AS "json",
+      count(*)::int AS "size",
+      (array_agg(batch."id" ORDER BY batch."id" DESC))[1] AS "last"
+    FROM (
+      SELECT
+        "id",
+        "name"
+      FROM "authors" WHERE "id" > $1 ORDER BY "id" LIMIT ${LIST_BATCH}
+    ) AS batch
+  `,
 };
 
 /** The authors table's statements, prepared by each pooled connection on first use. */
@@ -28,6 +40,7 @@ export function authorsTable(db: Db) {
     insert: { name: "authors.insert", text: SQL.insert },
     update: { name: "authors.update", text: SQL.update },
     remove: { name: "authors.remove", text: SQL.remove },
+    batch: { name: "authors.batch", text: SQL.batch },
   };
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [];
@@ -45,6 +58,11 @@ export function authorsTable(db: Db) {
     async page(query: ListQuery) {
       const { rows, ...page } = await pages(query);
       return { records: rows, ...page };
+    },
+
+    /** The whole table's records after an id, a batch at a time, as PostgreSQL writes their JSON. */
+    async batchAfter(after: string): Promise<ListBatch<string>> {
+      return (await db.query<ListBatch<string>>({ ...statements.batch, values: [after] })).rows[0]!;
     },
 
     async find(rawId: string): Promise<AuthorsRecord | undefined> {

@@ -3,6 +3,7 @@ import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } 
 import type { Db, StoredValues } from "../db.js";
 import { numberId } from "../http/ids.js";
 import type { ListQuery } from "../http/list.js";
+import { LIST_BATCH, type ListBatch } from "../http/stream.js";
 import { listPages } from "../list.js";
 import { booksListTable, type BooksInput, type BooksRecord } from "../schemas/books.js";
 
@@ -20,6 +21,18 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "books" WHERE "id" = $1`,
+  batch: `
+    SELECT string_agg(row_to_json(batch.*)::text, ',' ORDER BY batch."id") AS "json",
+      count(*)::int AS "size",
+      (array_agg(batch."id" ORDER BY batch."id" DESC))[1] AS "last"
+    FROM (
+      SELECT
+        "id",
+        "title",
+        "author_id"
+      FROM "books" WHERE "id" > $1 ORDER BY "id" LIMIT ${LIST_BATCH}
+    ) AS batch
+  `,
 };
 
 /** The books table's statements, prepared by each pooled connection on first use. */
@@ -29,6 +42,7 @@ export function booksTable(db: Db) {
     insert: { name: "books.insert", text: SQL.insert },
     update: { name: "books.update", text: SQL.update },
     remove: { name: "books.remove", text: SQL.remove },
+    batch: { name: "books.batch", text: SQL.batch },
   };
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [
@@ -47,6 +61,11 @@ export function booksTable(db: Db) {
     async page(query: ListQuery) {
       const { rows, ...page } = await pages(query);
       return { records: rows, ...page };
+    },
+
+    /** The whole table's records after an id, a batch at a time, as PostgreSQL writes their JSON. */
+    async batchAfter(after: number): Promise<ListBatch<number>> {
+      return (await db.query<ListBatch<number>>({ ...statements.batch, values: [after] })).rows[0]!;
     },
 
     async find(rawId: string): Promise<BooksRecord | undefined> {

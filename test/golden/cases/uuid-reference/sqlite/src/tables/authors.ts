@@ -4,6 +4,7 @@ import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } 
 import type { Db, StoredValues } from "../db.js";
 import { uuidId } from "../http/ids.js";
 import type { ListQuery } from "../http/list.js";
+import { jsonBatch, WHOLE_TABLE } from "../http/stream.js";
 import { listPages } from "../list.js";
 import { authorsListTable, type AuthorsInput, type AuthorsRecord } from "../schemas/authors.js";
 
@@ -33,12 +34,17 @@ export function authorsTable(db: Db) {
   ];
   const pages = listPages<AuthorsRecord>(db, authorsListTable, COLUMNS);
 
+  /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
+  const page = (query: ListQuery) => {
+    const { rows, ...rest } = pages(query);
+    return { records: rows, ...rest };
+  };
+
   return {
-    /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
-    page(query: ListQuery) {
-      const { rows, ...page } = pages(query);
-      return { records: rows, ...page };
-    },
+    page,
+
+    /** The whole table's records after an id, a batch at a time, as JSON text. */
+    batchAfter: (after: string) => jsonBatch(page({ ...WHOLE_TABLE, after }).records),
 
     find(rawId: string): AuthorsRecord | undefined {
       const id = uuidId(rawId);

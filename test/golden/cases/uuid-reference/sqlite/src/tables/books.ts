@@ -3,6 +3,7 @@ import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } 
 import type { Db, StoredValues } from "../db.js";
 import { numberId } from "../http/ids.js";
 import type { ListQuery } from "../http/list.js";
+import { jsonBatch, WHOLE_TABLE } from "../http/stream.js";
 import { listPages } from "../list.js";
 import { booksListTable, type BooksInput, type BooksRecord } from "../schemas/books.js";
 
@@ -38,12 +39,17 @@ export function booksTable(db: Db) {
   const referrers: ReferrerCheck[] = [];
   const pages = listPages<BooksRecord>(db, booksListTable, COLUMNS);
 
+  /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
+  const page = (query: ListQuery) => {
+    const { rows, ...rest } = pages(query);
+    return { records: rows, ...rest };
+  };
+
   return {
-    /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
-    page(query: ListQuery) {
-      const { rows, ...page } = pages(query);
-      return { records: rows, ...page };
-    },
+    page,
+
+    /** The whole table's records after an id, a batch at a time, as JSON text. */
+    batchAfter: (after: number) => jsonBatch(page({ ...WHOLE_TABLE, after }).records),
 
     find(rawId: string): BooksRecord | undefined {
       const id = numberId(rawId);
