@@ -91,7 +91,7 @@ describe("tablegen generate", () => {
 
       const check = await tablegen(["generate", "--check", "--out", "api"], dir);
       expect(check.exitCode).toBe(1);
-      expect(check.stdout).toContain("api is not what tablegen.yaml generates (10 files):");
+      expect(check.stdout).toContain("api is not what tablegen.yaml generates (11 files):");
       expect(check.stdout).toContain("  differs src/app.ts");
       expect(check.stdout).toContain("  missing README.md");
       expect(check.stdout).toContain("  extra   src/tables/orders.ts");
@@ -105,6 +105,34 @@ describe("tablegen generate", () => {
       expect(await readFile(join(out, ".tablegen-files"), "utf8")).toBe(listing);
     },
   );
+
+  it("creates src/custom/ once, with a commented starter, and never writes, lists or checks it again", async () => {
+    const dir = await scratchDir("cli-custom");
+    await writeFile(join(dir, "tablegen.yaml"), MANIFEST);
+    const server = join(dir, "server");
+    const starter = join(server, "src/custom/routes.ts");
+
+    expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
+    const text = await readFile(starter, "utf8");
+    expect(text).toMatch(/^\/\/ Your own code: tablegen never writes, changes or deletes anything in src\/custom\//);
+    expect(text).toContain("registered under /shop, after the key check");
+    expect(await readFile(join(server, ".tablegen-files"), "utf8")).not.toContain("src/custom");
+
+    // Your files stay as they are through every generation and check, whatever the manifest becomes.
+    await writeFile(starter, "// mine\n");
+    await writeFile(join(server, "src/custom/rules.ts"), "export const rule = 1;\n");
+    await writeFile(join(dir, "tablegen.yaml"), MANIFEST.replace(/ {2}orders:[\s\S]*$/, ""));
+    expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
+    expect((await tablegen(["generate", "--check"], dir)).exitCode).toBe(0);
+    expect(await readFile(starter, "utf8")).toBe("// mine\n");
+    expect(await readFile(join(server, "src/custom/rules.ts"), "utf8")).toBe("export const rule = 1;\n");
+
+    // A folder you emptied stays empty: the starter is for a server that has no folder at all.
+    await rm(starter);
+    await rm(join(server, "src/custom/rules.ts"));
+    expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
+    expect(await readdir(join(server, "src/custom"))).toEqual([]);
+  });
 
   it("refuses an invalid manifest with exit 1 and writes nothing", async () => {
     const dir = await scratchDir("cli-invalid");

@@ -1,5 +1,6 @@
-import { basename, relative, resolve } from "node:path";
-import { emitServer } from "../emit/index.ts";
+import { existsSync } from "node:fs";
+import { basename, join, relative, resolve } from "node:path";
+import { CUSTOM, emitCustomStarter, emitServer } from "../emit/index.ts";
 import { emitMigration, MIGRATIONS, migrationFolderName } from "../emit/migration.ts";
 import { emitPrismaSchema } from "../emit/prisma-schema.ts";
 import type { RawManifest } from "../manifest/schema.ts";
@@ -46,8 +47,11 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   }
 
   const { tree, migration } = await generateServer(outDir, compiled, options.manifest);
-  const { written, removed } = writeOutput(outDir, { generated: tree, created: migration?.files });
-  const unchanged = tree.size - (written.length - (migration?.files.size ?? 0));
+  // Your folder: a starter when there is none, and never anything else.
+  const starter = existsSync(join(outDir, CUSTOM)) ? undefined : emitCustomStarter(compiled.model, loadSources());
+  const created = new Map([...(migration?.files ?? []), ...(starter ?? [])]);
+  const { written, removed } = writeOutput(outDir, { generated: tree, created });
+  const unchanged = tree.size - (written.length - created.size);
   const parts = [`Generated ${shown}: ${plural(written.length, "file")} written, ${unchanged} unchanged`];
   if (removed.length > 0) parts.push(`${removed.length} removed (${removed.join(", ")})`);
   let summary = parts.join(", ");

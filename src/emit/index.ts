@@ -23,6 +23,7 @@ const SHARED_FILES: Record<string, string> = {
   "src/app.ts": "src/app.ts",
   "src/cluster.ts": "src/cluster.ts",
   "src/env.ts": "src/env.ts",
+  "src/hooked.ts": "src/hooked.ts",
   "src/server.ts": "src/server.ts",
   "src/http/auth.ts": "src/http/auth.ts",
   "src/http/envelope.ts": "src/http/envelope.ts",
@@ -64,6 +65,16 @@ export async function emitServer(model: Model, options: EmitOptions): Promise<Fi
   return formatTree(fileTree(headed), formatter, options.reuse);
 }
 
+/** The folder of the server that is its user's: generation creates it once and never touches it again. */
+export const CUSTOM = "src/custom";
+
+/** What generation writes into a server that has no src/custom/ yet: a starter file, commented. */
+export function emitCustomStarter(model: Model, sources: Sources): FileTree {
+  const render = renderer(sources, model.database);
+  const context = { project: model.project, table: model.tables[0]!.name };
+  return fileTree([[`${CUSTOM}/routes.ts`, render("server/custom/routes.ts.hbs", context)]]);
+}
+
 /** The prettier configuration generated servers carry, and are formatted with. */
 export function prettierConfig(sources: Sources): Options {
   return JSON.parse(sourceOf(sources, "server/prettierrc.json")) as Options;
@@ -96,9 +107,15 @@ function emitFiles(model: Model, sources: Sources): FileTree {
   add("prisma.config.ts", render("server/prisma.config.ts.hbs", project));
   add("src/config.ts", render("server/config.ts.hbs", project));
 
-  const tables = model.tables.map((table) => tableNames(table.name));
+  const tables = model.tables.map((table) => ({
+    ...tableNames(table.name),
+    idType: table.id === "uuid" ? "string" : "number",
+    idParser: table.id === "uuid" ? "uuidId" : "numberId",
+  }));
   const queries = model.queries.map((query) => ({ query: query.name, ...queryNames(query.name) }));
-  add("src/store.ts", render("server/store.ts.hbs", { tables, queries }));
+  const idParsers = [...new Set(tables.map((table) => table.idParser))].sort();
+  add("src/store.ts", render("server/store.ts.hbs", { tables, queries, idParsers }));
+  add("src/hooks.ts", render("server/hooks.ts.hbs", { tables }));
   add(
     "src/routes.ts",
     render("server/routes.ts.hbs", {

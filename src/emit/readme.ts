@@ -19,6 +19,7 @@ function sample(field: Field): unknown {
 export function readmeContext(model: Model) {
   return {
     project: model.project,
+    firstTable: model.tables[0]!.name,
     tables: model.tables.map((table) => ({
       name: table.name,
       versions: table.versions.join(", "),

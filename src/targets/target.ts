@@ -4,9 +4,18 @@ import type { Rename } from "../migrate/plan.ts";
 
 /**
  * The modules every database's folder provides, which the shared code imports: the driver and its
- * pool or connection, constraint errors, list statements, the Prisma Client, custom queries, stored values.
+ * pool or connection, constraint errors, list statements, the Prisma Client, custom queries, the
+ * transactions of writes with hooks, stored values.
  */
-export const DATABASE_MODULES = ["constraints.ts", "db.ts", "list.ts", "prisma.ts", "query.ts", "values.ts"] as const;
+export const DATABASE_MODULES = [
+  "constraints.ts",
+  "db.ts",
+  "list.ts",
+  "prisma.ts",
+  "query.ts",
+  "transaction.ts",
+  "values.ts",
+] as const;
 
 /**
  * Everything that differs between the databases a generated server can run on, in one object per

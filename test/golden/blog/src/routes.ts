@@ -9,7 +9,10 @@ import { categoryPostsRoute } from "./queries/category_posts.js";
 import { recentPostsRoute } from "./queries/recent_posts.js";
 
 /** Every route, under the project's name: /blog/<table>/<version>/... and /blog/<version>/<query>. */
-export const routes: FastifyPluginAsync<{ store: Store }> = async (app, { store }) => {
+export const routes: FastifyPluginAsync<{ store: Store; custom?: FastifyPluginAsync }> = async (
+  app,
+  { store, custom },
+) => {
   // v1
   await app.register(usersRoutes, { prefix: "/blog/users/v1", table: store.tables.users });
   await app.register(postsRoutes, { prefix: "/blog/posts/v1", table: store.tables.posts });
@@ -21,4 +24,6 @@ export const routes: FastifyPluginAsync<{ store: Store }> = async (app, { store 
   await app.register(commentsRoutes, { prefix: "/blog/comments/v2", table: store.tables.comments });
   await app.register(categoryPostsRoute, { prefix: "/blog/v2", query: store.queries.category_posts });
   await app.register(recentPostsRoute, { prefix: "/blog/v2", query: store.queries.recent_posts });
+  // Your own routes (src/custom/routes.ts)
+  if (custom) await app.register(custom, { prefix: "/blog" });
 };

@@ -7,10 +7,15 @@ import { dealsRoutes } from "./routes/deals.js";
 import { pipelineRoute } from "./queries/pipeline.js";
 
 /** Every route, under the project's name: /crm/<table>/<version>/... and /crm/<version>/<query>. */
-export const routes: FastifyPluginAsync<{ store: Store }> = async (app, { store }) => {
+export const routes: FastifyPluginAsync<{ store: Store; custom?: FastifyPluginAsync }> = async (
+  app,
+  { store, custom },
+) => {
   // v1
   await app.register(companiesRoutes, { prefix: "/crm/companies/v1", table: store.tables.companies });
   await app.register(contactsRoutes, { prefix: "/crm/contacts/v1", table: store.tables.contacts });
   await app.register(dealsRoutes, { prefix: "/crm/deals/v1", table: store.tables.deals });
   await app.register(pipelineRoute, { prefix: "/crm/v1", query: store.queries.pipeline });
+  // Your own routes (src/custom/routes.ts)
+  if (custom) await app.register(custom, { prefix: "/crm" });
 };

@@ -5,8 +5,13 @@ import { tasksRoutes } from "./routes/tasks.js";
 import { openTasksRoute } from "./queries/open_tasks.js";
 
 /** Every route, under the project's name: /tasks/<table>/<version>/... and /tasks/<version>/<query>. */
-export const routes: FastifyPluginAsync<{ store: Store }> = async (app, { store }) => {
+export const routes: FastifyPluginAsync<{ store: Store; custom?: FastifyPluginAsync }> = async (
+  app,
+  { store, custom },
+) => {
   // v1
   await app.register(tasksRoutes, { prefix: "/tasks/tasks/v1", table: store.tables.tasks });
   await app.register(openTasksRoute, { prefix: "/tasks/v1", query: store.queries.open_tasks });
+  // Your own routes (src/custom/routes.ts)
+  if (custom) await app.register(custom, { prefix: "/tasks" });
 };

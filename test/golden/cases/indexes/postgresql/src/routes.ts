@@ -5,8 +5,13 @@ import { customersRoutes } from "./routes/customers.js";
 import { ordersRoutes } from "./routes/orders.js";
 
 /** Every route, under the project's name: /shop/<table>/<version>/... and /shop/<version>/<query>. */
-export const routes: FastifyPluginAsync<{ store: Store }> = async (app, { store }) => {
+export const routes: FastifyPluginAsync<{ store: Store; custom?: FastifyPluginAsync }> = async (
+  app,
+  { store, custom },
+) => {
   // v1
   await app.register(customersRoutes, { prefix: "/shop/customers/v1", table: store.tables.customers });
   await app.register(ordersRoutes, { prefix: "/shop/orders/v1", table: store.tables.orders });
+  // Your own routes (src/custom/routes.ts)
+  if (custom) await app.register(custom, { prefix: "/shop" });
 };

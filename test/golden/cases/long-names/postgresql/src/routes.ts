@@ -6,7 +6,10 @@ import { bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenRoutes } 
 import { qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqTotalRoute } from "./queries/qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq_total.js";
 
 /** Every route, under the project's name: /ppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp/<table>/<version>/... and /ppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp/<version>/<query>. */
-export const routes: FastifyPluginAsync<{ store: Store }> = async (app, { store }) => {
+export const routes: FastifyPluginAsync<{ store: Store; custom?: FastifyPluginAsync }> = async (
+  app,
+  { store, custom },
+) => {
   // v1
   await app.register(aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRoutes, {
     prefix:
@@ -22,4 +25,7 @@ export const routes: FastifyPluginAsync<{ store: Store }> = async (app, { store 
     prefix: "/ppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp/v1",
     query: store.queries.qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq_total,
   });
+  // Your own routes (src/custom/routes.ts)
+  if (custom)
+    await app.register(custom, { prefix: "/ppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp" });
 };

@@ -5,6 +5,7 @@ import type { Config } from "./config.js";
 import type { Db } from "./db.js";
 import { signatureCheck } from "./http/auth.js";
 import { Failure, handleError, handleNotFound } from "./http/errors.js";
+import { loadCustomRoutes, loadHooks } from "./hooks.js";
 import { formats } from "./http/formats.js";
 import { answerWrongMethods } from "./http/methods.js";
 import { routes } from "./routes.js";
@@ -54,7 +55,9 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   });
 
   const addWrongMethodRoutes = answerWrongMethods(app, { exceptOptions: corsEnabled });
-  await app.register(routes, { store: openStore(db) });
+  const store = openStore(db, await loadHooks());
+  app.addHook("onClose", async () => store.close());
+  await app.register(routes, { store, custom: await loadCustomRoutes() });
   addWrongMethodRoutes();
   return app;
 }

@@ -15,6 +15,11 @@ export type StoredValues = Record<string, string | number | null>;
 export function openDatabase(config: Config): Db {
   const file = sqliteFile(config.databaseUrl);
   if (!existsSync(file)) throw new ConfigError(`the database "${file}" does not exist: run "npm run migrate" first`);
+  return connect(file);
+}
+
+/** A connection to the database file, set up as each of the server's connections is. */
+export function connect(file: string): Db {
   const db = new Database(file);
   db.pragma("foreign_keys = ON");
   db.pragma("synchronous = NORMAL");

@@ -5,10 +5,15 @@ import { productsRoutes } from "./routes/products.js";
 import { reviewsRoutes } from "./routes/reviews.js";
 
 /** Every route, under the project's name: /shop/<table>/<version>/... and /shop/<version>/<query>. */
-export const routes: FastifyPluginAsync<{ store: Store }> = async (app, { store }) => {
+export const routes: FastifyPluginAsync<{ store: Store; custom?: FastifyPluginAsync }> = async (
+  app,
+  { store, custom },
+) => {
   // v1
   await app.register(productsRoutes, { prefix: "/shop/products/v1", table: store.tables.products });
   // v2
   await app.register(productsRoutes, { prefix: "/shop/products/v2", table: store.tables.products });
   await app.register(reviewsRoutes, { prefix: "/shop/reviews/v2", table: store.tables.reviews });
+  // Your own routes (src/custom/routes.ts)
+  if (custom) await app.register(custom, { prefix: "/shop" });
 };

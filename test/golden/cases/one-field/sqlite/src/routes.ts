@@ -4,7 +4,12 @@ import type { Store } from "./store.js";
 import { indexRoutes } from "./routes/index.js";
 
 /** Every route, under the project's name: /notes/<table>/<version>/... and /notes/<version>/<query>. */
-export const routes: FastifyPluginAsync<{ store: Store }> = async (app, { store }) => {
+export const routes: FastifyPluginAsync<{ store: Store; custom?: FastifyPluginAsync }> = async (
+  app,
+  { store, custom },
+) => {
   // v1
   await app.register(indexRoutes, { prefix: "/notes/index/v1", table: store.tables.index });
+  // Your own routes (src/custom/routes.ts)
+  if (custom) await app.register(custom, { prefix: "/notes" });
 };

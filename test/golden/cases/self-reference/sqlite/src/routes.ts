@@ -4,7 +4,12 @@ import type { Store } from "./store.js";
 import { peopleRoutes } from "./routes/people.js";
 
 /** Every route, under the project's name: /org/<table>/<version>/... and /org/<version>/<query>. */
-export const routes: FastifyPluginAsync<{ store: Store }> = async (app, { store }) => {
+export const routes: FastifyPluginAsync<{ store: Store; custom?: FastifyPluginAsync }> = async (
+  app,
+  { store, custom },
+) => {
   // v1
   await app.register(peopleRoutes, { prefix: "/org/people/v1", table: store.tables.people });
+  // Your own routes (src/custom/routes.ts)
+  if (custom) await app.register(custom, { prefix: "/org" });
 };

@@ -5,8 +5,13 @@ import { authorsRoutes } from "./routes/authors.js";
 import { booksRoutes } from "./routes/books.js";
 
 /** Every route, under the project's name: /library/<table>/<version>/... and /library/<version>/<query>. */
-export const routes: FastifyPluginAsync<{ store: Store }> = async (app, { store }) => {
+export const routes: FastifyPluginAsync<{ store: Store; custom?: FastifyPluginAsync }> = async (
+  app,
+  { store, custom },
+) => {
   // v1
   await app.register(authorsRoutes, { prefix: "/library/authors/v1", table: store.tables.authors });
   await app.register(booksRoutes, { prefix: "/library/books/v1", table: store.tables.books });
+  // Your own routes (src/custom/routes.ts)
+  if (custom) await app.register(custom, { prefix: "/library" });
 };

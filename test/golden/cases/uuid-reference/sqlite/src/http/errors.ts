@@ -12,6 +12,14 @@ export class Failure extends Error {
   }
 }
 
+/**
+ * A refusal for your code to throw (`throw reject(409, "That slot is taken")`): the client gets
+ * this status and exactly this message in the envelope.
+ */
+export function reject(status: number, message: string): Failure {
+  return new Failure(status, message);
+}
+
 export function notFound(): never {
   throw new Failure(404, "Data not found");
 }
