@@ -412,7 +412,9 @@ function queryOperation(query: Query, project: string, version: string, operatio
           {
             200: {
               description: "The rows, keyed by the query's output columns.",
-              content: json(successSchema("Data found.", { type: "array", items: { type: "object" } })),
+              content: json(
+                successSchema("Data found.", { type: "array", items: { type: "object", additionalProperties: true } }),
+              ),
             },
             400: ref("responses", BAD_REQUEST),
           },
@@ -479,7 +481,10 @@ export function openApiDocument(model: Model, version: string): JsonSchema {
           summary: `The OpenAPI document of ${version}`,
           description: "This document. With `API_DOCS=on` the server answers it without the key.",
           tags: [DOCUMENT_TAG],
-          responses: responses({ 200: { description: "The document.", content: json({ type: "object" }) } }, []),
+          responses: responses(
+            { 200: { description: "The document.", content: json({ type: "object", additionalProperties: true }) } },
+            [],
+          ),
         },
       },
     },
