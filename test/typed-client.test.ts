@@ -9,9 +9,9 @@ import { exampleDatabase, sharedExample } from "./helpers/shared-examples.ts";
 
 // The typed-client recipe of the generated README, done for the blog example: openapi-typescript
 // turns the server's openapi/<version>.json into types, openapi-fetch calls the server with them.
-// test/fixtures/typed-client/blog-client.ts must type-check under strict mode and, run against a
-// live server, call every operation of both versions; wrong-types.ts must not type-check, on
-// exactly the lines it marks.
+// test/fixtures/typed-client/blog-client.ts and the README's example must type-check under strict
+// mode, and blog-client.ts, run against a live server, call every operation of both versions;
+// wrong-types.ts must not type-check, on exactly the lines it marks.
 
 const FIXTURES = join(REPO, "test", "fixtures", "typed-client");
 const BIN = (path: string) => join(REPO, "node_modules", path);
@@ -30,12 +30,17 @@ beforeAll(async () => {
       execa(process.execPath, [
         BIN("openapi-typescript/bin/cli.js"),
         join(serverDir, "openapi", `${version}.json`),
-        "--output",
+        "-o",
         join(dir, `blog-${version}.d.ts`),
       ]),
     ),
   );
   for (const file of ["blog-client.ts", "wrong-types.ts"]) await copyFile(join(FIXTURES, file), join(dir, file));
+  // The generated README's own example, compiled with the rest.
+  const readme = await readFile(join(serverDir, "README.md"), "utf8");
+  const example = /```ts\n([\s\S]*?)```/.exec(readme)![1]!;
+  expect(example).toContain('import type { paths } from "./blog-v2.js";');
+  await writeFile(join(dir, "readme-example.ts"), `${example}\nexport {};\n`);
   const compilerOptions = {
     target: "ES2022",
     module: "NodeNext",
@@ -65,7 +70,7 @@ describe("a typed client from the blog server's OpenAPI documents", () => {
       },
     );
     const errors = result.stdout.split("\n").filter((line) => /error TS\d+/.test(line));
-    // The client: no error at all.
+    // The client and the README's example: no error at all.
     expect(errors.filter((line) => !line.startsWith("wrong-types.ts"))).toEqual([]);
     // The wrong calls: an error on each marked line, on no other.
     const source = (await readFile(join(dir, "wrong-types.ts"), "utf8")).split("\n");
