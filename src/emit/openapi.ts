@@ -185,6 +185,9 @@ const OPERATORS: [string, (kind: ValueKind) => boolean, string][] = [
   ["null", () => true, "is null (true) or is not (false)"],
 ];
 
+/** The parameters of a list that are not filters, which take their names first. */
+const LIST_PARAMETERS: ReadonlySet<string> = new Set(["limit", "offset", "sort", "after", "count"]);
+
 /** The filters of a list: `<field>=<value>` and `<field>[<op>]=<value>` for every field, id included. */
 function filterParameters(table: Table): JsonSchema[] {
   const fields: { name: string; kind: ValueKind }[] = [
@@ -192,7 +195,10 @@ function filterParameters(table: Table): JsonSchema[] {
     ...table.fields.map((field: Field) => ({ name: field.name, kind: field.kind })),
   ];
   return fields.flatMap(({ name, kind }) => [
-    { name, in: "query", description: `Records whose ${name} equals the value.`, schema: valueSchema(kind) },
+    // A field named like a list parameter (`count`) is filtered with `count[ne]` and the like only.
+    ...(LIST_PARAMETERS.has(name)
+      ? []
+      : [{ name, in: "query", description: `Records whose ${name} equals the value.`, schema: valueSchema(kind) }]),
     ...OPERATORS.filter(([, applies]) => applies(kind)).map(([operator, , meaning]) => ({
       name: `${name}[${operator}]`,
       in: "query",

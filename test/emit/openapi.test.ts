@@ -275,6 +275,19 @@ describe("the OpenAPI document of a version", () => {
   });
 });
 
+describe("list parameters", () => {
+  it("give a field named like one of them its operators only: the name itself is the list parameter", () => {
+    const model = modelFromText("m.yaml", "project: x\ntables:\n  things:\n    fields: { count: NUMBER, sort: TEXT }\n");
+    const document = openApiDocument(model, "v1") as OpenApiDocument;
+    const names = (operation(document, "listThings").parameters as Json[]).map(
+      (parameter) => resolve(document, parameter).name,
+    );
+    expect(names.filter((name: string) => name === "count" || name === "sort")).toEqual(["sort", "count"]);
+    expect(names).toEqual(expect.arrayContaining(["count[gt]", "sort[contains]"]));
+    expect(new Set(names).size).toBe(names.length);
+  });
+});
+
 describe("operation ids", () => {
   it("name a record in the singular", () => {
     const cases: [string, string][] = [
