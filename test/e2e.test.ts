@@ -370,13 +370,11 @@ for (const database of ["sqlite", "postgresql"] as const) {
           expect(answer.body).toEqual(failure("Unsupported media type"));
         }
         // A body with no Content-Type at all (fetch adds none for bytes).
-        const untyped = await fetch(`${server.url}/blog/users/v1/create`, {
-          method: "POST",
-          headers: { "x-api-signature": KEYS[0]! },
-          body: new TextEncoder().encode('{"name":"A"}'),
+        const untyped = await api.request("POST", "/users/v1/create", {
+          raw: new TextEncoder().encode('{"name":"A"}'),
         });
         expect(untyped.status).toBe(415);
-        expect(await untyped.json()).toEqual(failure("Unsupported media type"));
+        expect(untyped.body).toEqual(failure("Unsupported media type"));
       });
 
       it("refuses a body larger than BODY_LIMIT with 413, and the client reads the answer", async () => {

@@ -91,8 +91,10 @@ describe("tablegen generate", () => {
 
       const check = await tablegen(["generate", "--check", "--out", "api"], dir);
       expect(check.exitCode).toBe(1);
-      expect(check.stdout).toContain("api is not what tablegen.yaml generates (11 files):");
+      expect(check.stdout).toContain("api is not what tablegen.yaml generates (12 files):");
       expect(check.stdout).toContain("  differs src/app.ts");
+      // The table is gone from the API's document too.
+      expect(check.stdout).toContain("  differs openapi/v1.json");
       expect(check.stdout).toContain("  missing README.md");
       expect(check.stdout).toContain("  extra   src/tables/orders.ts");
       expect(check.stdout).toContain('Run "tablegen generate" to update it.');

@@ -16,7 +16,14 @@ const PARSERS: [RegExp, string][] = [
   [/\.json$/, "json"],
   [/\.md$/, "markdown"],
 ];
-const PLUGINS = [babel, estree, markdown] as Plugin[];
+/**
+ * TypeScript as a language, parsed by Babel: prettier's markdown formats the ```ts blocks of a
+ * README with it, as prettier's TypeScript plugin would (prettier --check checks them too).
+ */
+const typescript: Plugin = {
+  languages: [{ name: "TypeScript", aliases: ["ts"], extensions: [".ts"], parsers: ["babel-ts"] }],
+};
+const PLUGINS = [babel, estree, markdown, typescript] as Plugin[];
 
 /** A formatted file that a previous generation wrote from the same source, if it is still as written. */
 export type Reuse = (path: string, sourceHash: string) => string | undefined;

@@ -5,6 +5,7 @@ import { targetFor } from "../targets/index.ts";
 import { fileTree, type FileTree } from "../tree/file-tree.ts";
 import { formatTree, type Reuse } from "./format.ts";
 import { generatedHeader } from "./header.ts";
+import { openApiDocuments } from "./openapi.ts";
 import { emitPrismaSchema } from "./prisma-schema.ts";
 import { packageJson } from "./project.ts";
 import { queryContext } from "./queries.ts";
@@ -26,6 +27,7 @@ const SHARED_FILES: Record<string, string> = {
   "src/hooked.ts": "src/hooked.ts",
   "src/server.ts": "src/server.ts",
   "src/http/auth.ts": "src/http/auth.ts",
+  "src/http/docs.ts": "src/http/docs.ts",
   "src/http/envelope.ts": "src/http/envelope.ts",
   "src/http/errors.ts": "src/http/errors.ts",
   "src/http/ids.ts": "src/http/ids.ts",
@@ -120,6 +122,7 @@ function emitFiles(model: Model, sources: Sources): FileTree {
     "src/routes.ts",
     render("server/routes.ts.hbs", {
       project: model.project,
+      versionLabels: model.versions,
       tables,
       queries,
       versions: model.versions.map((version) => ({
@@ -143,6 +146,9 @@ function emitFiles(model: Model, sources: Sources): FileTree {
   }
   for (const query of model.queries) {
     add(`src/queries/${query.name}.ts`, render("server/query.ts.hbs", queryContext(query, target, model.project)));
+  }
+  for (const [version, document] of openApiDocuments(model)) {
+    add(`openapi/${version}.json`, JSON.stringify(document, null, 2) + "\n");
   }
   return fileTree(files);
 }

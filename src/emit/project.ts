@@ -3,7 +3,7 @@ import type { Target } from "../targets/index.ts";
 import type { Sources } from "./templates.ts";
 
 /** What every generated server runs on and is developed with, whatever its database. */
-const RUNTIME = ["@fastify/cors", "@prisma/client", "esbuild", "fastify", "prisma"];
+const RUNTIME = ["@fastify/cors", "@prisma/client", "esbuild", "fastify", "prisma", "swagger-ui-dist"];
 const DEVELOPMENT = ["@types/node", "prettier", "typescript"];
 
 /**
@@ -43,6 +43,8 @@ export function packageJson(model: Model, target: Target, sources: Sources): str
     },
     dependencies: versions([...RUNTIME, ...target.dependencies], sources),
     devDependencies: versions([...DEVELOPMENT, ...target.devDependencies], sources),
+    // swagger-ui-dist (the API reference page) depends on Scarf, which reports installs unless told not to.
+    scarfSettings: { enabled: false },
   };
   return JSON.stringify(pkg, null, 2) + "\n";
 }

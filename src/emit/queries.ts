@@ -6,13 +6,33 @@ import type { Target } from "../targets/index.ts";
 function paramSchema(param: QueryParam): Record<string, unknown> {
   switch (param.kind) {
     case "float":
-      return { type: "string", pattern: "^-?\\d+(\\.\\d+)?$", description: "a number" };
+      return { type: "string", pattern: "^-?\\d+(\\.\\d+)?([eE][+-]?\\d+)?$", description: "a number" };
     case "integer":
       return { type: "string", pattern: "^-?\\d+$", description: "an integer" };
     case "boolean":
       return { type: "string", enum: ["true", "false"], description: "true or false" };
     case "datetime":
-      return { type: "string", format: "datetime" };
+      return { type: "string", format: "date-time" };
+    default:
+      return { type: "string" };
+  }
+}
+
+/**
+ * A parameter's value as the OpenAPI document describes it: typed (`type: number`, not the text
+ * that carries it), so that a client passes a number, which its query string writes as text of the
+ * form paramSchema accepts.
+ */
+export function paramValueSchema(param: QueryParam): Record<string, unknown> {
+  switch (param.kind) {
+    case "float":
+      return { type: "number" };
+    case "integer":
+      return { type: "integer" };
+    case "boolean":
+      return { type: "boolean" };
+    case "datetime":
+      return { type: "string", format: "date-time" };
     default:
       return { type: "string" };
   }

@@ -15,11 +15,30 @@ function sample(field: Field): unknown {
   return field.kind === "uuid" ? SAMPLE_UUID : SAMPLES[field.type];
 }
 
+/** The README's typed-client example: a call of the newest version, a list when it serves a table. */
+function clientExample(model: Model) {
+  const version = [...model.versions].sort((a, b) => Number(b.slice(1)) - Number(a.slice(1)))[0]!;
+  const table = model.tables.find((candidate) => candidate.versions.includes(version));
+  const call = table
+    ? [
+        `const { data, error } = await api.GET("/${model.project}/${table.name}/${version}/list", {`,
+        `  params: { query: { limit: 20, sort: ["-id"] } },`,
+        `});`,
+        `// data.data: the ${table.name} records, typed; error: the failure envelope.`,
+        `if (data) console.log(data.data);`,
+        `else console.error(error.message);`,
+      ]
+    : [`const { data } = await api.GET("/${model.project}/${version}/openapi.json");`];
+  return { version, call: call.join("\n") };
+}
+
 /** The context of the generated server's README: how to run it and a curl example for every endpoint. */
 export function readmeContext(model: Model) {
   return {
     project: model.project,
     firstTable: model.tables[0]!.name,
+    versions: model.versions.map((version) => `\`${version}\``).join(", "),
+    client: clientExample(model),
     tables: model.tables.map((table) => ({
       name: table.name,
       versions: table.versions.join(", "),

@@ -1,6 +1,9 @@
 import type { Field, Table } from "../model/types.ts";
 import { TS_TYPES, tableNames } from "../targets/tables.ts";
 
+/** A JSON Schema (draft 2020-12, which OpenAPI 3.1 uses), as plain data. */
+export type JsonSchema = { [keyword: string]: unknown };
+
 const JSON_TYPES = {
   float: "number",
   integer: "integer",
@@ -11,14 +14,55 @@ const JSON_TYPES = {
 } as const;
 
 /** Largest id and integer the servers accept: a 32-bit signed integer, Prisma's Int. */
-const MAX_INT = 2147483647;
+export const MAX_INT = 2147483647;
 
-/** The context of `schemas.ts.hbs`: record and input types, and the JSON Schemas of requests and responses. */
+/**
+ * The JSON Schemas of one table: the record the API answers, and the bodies of create and update.
+ * The generated server compiles these objects (Fastify's validators and serializers, in
+ * `src/schemas/<table>.ts`) and its OpenAPI documents embed the same objects, so the two cannot
+ * disagree.
+ */
+export interface TableSchemas {
+  record: JsonSchema;
+  create: JsonSchema;
+  update: JsonSchema;
+}
+
+export function tableSchemas(table: Table): TableSchemas {
+  const fields = Object.fromEntries(table.fields.map((field) => [field.name, inputSchema(field)]));
+  return {
+    record: {
+      type: "object",
+      ...(table.description !== undefined && { description: table.description }),
+      properties: {
+        id: idSchema(table),
+        ...Object.fromEntries(table.fields.map((field) => [field.name, recordSchema(field)])),
+      },
+      required: ["id", ...table.fields.map((field) => field.name)],
+      additionalProperties: false,
+    },
+    create: {
+      type: "object",
+      properties: fields,
+      required: table.fields
+        .filter((field) => field.required && field.default === undefined)
+        .map((field) => field.name),
+      additionalProperties: false,
+    },
+    update: { type: "object", properties: fields, minProperties: 1, additionalProperties: false },
+  };
+}
+
+/** A record's id: a positive 32-bit integer, or a lowercase UUID. */
+export function idSchema(table: Table): JsonSchema {
+  return table.id === "uuid" ? { type: "string", format: "uuid" } : { type: "integer", minimum: 1, maximum: MAX_INT };
+}
+
+/** The context of `schemas.ts.hbs`: record and input types, and the table's JSON Schemas. */
 export function schemasContext(table: Table) {
   return {
     ...tableNames(table.name),
     idType: table.id === "uuid" ? "string" : "number",
-    idSchema: { type: table.id === "uuid" ? "string" : "integer" },
     idKind: table.id === "uuid" ? "uuid" : "integer",
     fields: table.fields.map((field) => ({
       name: field.name,
@@ -26,14 +70,16 @@ export function schemasContext(table: Table) {
       kind: field.kind,
       required: field.required,
       optional: !field.required || field.default !== undefined,
-      recordSchema: { type: jsonType(field) },
-      inputSchema: inputSchema(field),
+      comment: docComment(field.description),
     })),
-    recordRequired: ["id", ...table.fields.map((field) => field.name)],
-    createRequired: table.fields
-      .filter((field) => field.required && field.default === undefined)
-      .map((field) => field.name),
+    comment: docComment(table.description),
+    schema: tableSchemas(table),
   };
+}
+
+/** A description as the text of a one-line doc comment (empty when there is none). */
+function docComment(description: string | undefined): string {
+  return (description ?? "").replace(/\s+/g, " ").replace(/\*\//g, "*\\/");
 }
 
 function jsonType(field: Field): string | string[] {
@@ -41,17 +87,37 @@ function jsonType(field: Field): string | string[] {
   return field.required ? type : [type, "null"];
 }
 
-/** The JSON Schema of a field in a request body. */
-function inputSchema(field: Field): Record<string, unknown> {
+/** Formats of the contract, by their JSON Schema names (the server's validator checks each one). */
+function format(field: Field): string | undefined {
+  if (field.kind === "datetime") return "date-time";
+  if (field.kind === "uuid") return "uuid";
+  if (field.type === "EMAIL") return "email";
+  if (field.type === "PHONE") return "phone";
+  return undefined;
+}
+
+/**
+ * A field in a record the server answers: its type, and the formats the server produces by
+ * construction (date-times as `YYYY-MM-DDTHH:MM:SSZ`, lowercase UUIDs).
+ */
+function recordSchema(field: Field): JsonSchema {
+  return {
+    type: jsonType(field),
+    ...((field.kind === "datetime" || field.kind === "uuid") && { format: format(field) }),
+    ...(field.description !== undefined && { description: field.description }),
+  };
+}
+
+/** A field in a request body: what the server's validator accepts. */
+function inputSchema(field: Field): JsonSchema {
+  const fieldFormat = format(field);
   return {
     type: jsonType(field),
     ...(field.kind === "text" && field.required && { minLength: 1 }),
     ...(field.maxLength !== undefined && { maxLength: field.maxLength }),
-    ...(field.type === "EMAIL" && { format: "email" }),
-    ...(field.type === "PHONE" && { format: "phone" }),
-    ...(field.kind === "datetime" && { format: "datetime" }),
-    ...(field.kind === "uuid" && { format: "uuid" }),
+    ...(fieldFormat !== undefined && { format: fieldFormat }),
     ...(field.kind === "integer" &&
       (field.relation ? { minimum: 1, maximum: MAX_INT } : { minimum: -MAX_INT - 1, maximum: MAX_INT })),
+    ...(field.description !== undefined && { description: field.description }),
   };
 }

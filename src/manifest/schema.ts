@@ -38,6 +38,7 @@ export const fieldObjectSchema = z
     onDelete: z.enum(ON_DELETE).optional().describe("What deleting the referenced record does"),
     renamedFrom: z.string().optional().describe("The field's previous name, so a migration keeps its data"),
     index: z.boolean().optional().describe("Index the field, for fast list filters and sorts on it"),
+    description: z.string().optional().describe("What the field holds, for the API's documentation"),
   })
   .strict();
 
@@ -53,6 +54,7 @@ export const tableSchema = z
       .array(z.array(z.string()))
       .optional()
       .describe("Composite indexes, each a list of the table's field names in order"),
+    description: z.string().optional().describe("What the table holds, for the API's documentation"),
   })
   .strict();
 
@@ -61,6 +63,7 @@ export const querySchema = z
     versions: z.array(z.string()).optional().describe("API versions that serve this query; default all"),
     params: z.record(z.string(), fieldTypeSchema).optional().describe("Query-string parameters, bound as :name"),
     sql: z.string().describe("One read-only SELECT or WITH statement"),
+    description: z.string().optional().describe("What the query answers, for the API's documentation"),
   })
   .strict();
 

@@ -35,6 +35,7 @@ export function buildModel(manifest: RawManifest): Model {
     name,
     modelName: pascalCase(name),
     ...(table.renamedFrom !== undefined && { renamedFrom: table.renamedFrom }),
+    ...described(table.description),
     id: table.id ?? "number",
     versions: table.versions ?? versions,
     fields: Object.entries(table.fields).map(([fieldName, raw]) => {
@@ -51,6 +52,7 @@ export function buildModel(manifest: RawManifest): Model {
 
   const queries: Query[] = Object.entries(manifest.queries ?? {}).map(([name, query]) => ({
     name,
+    ...described(query.description),
     versions: query.versions ?? versions,
     params: Object.entries(query.params ?? {}).map(([paramName, type]) => ({
       name: paramName,
@@ -79,7 +81,14 @@ function buildField(name: string, spec: RawFieldObject, idKinds: Map<string, str
     ...(spec.default !== undefined && { default: fieldDefault(spec.default) }),
     ...(maxLength !== undefined && { maxLength }),
     ...(spec.renamedFrom !== undefined && { renamedFrom: spec.renamedFrom }),
+    ...described(spec.description),
   };
+}
+
+/** A description, trimmed; none when the manifest gives none or only blanks. */
+function described(description: string | undefined): { description?: string } {
+  const text = description?.trim();
+  return text ? { description: text } : {};
 }
 
 function fieldDefault(value: string | number | boolean): FieldDefault {

@@ -24,6 +24,8 @@ export interface Table {
   /** PascalCase name of the Prisma model, mapped to `name` with @@map. */
   modelName: string;
   renamedFrom?: string;
+  /** The manifest's description, for the API's documentation. */
+  description?: string;
   id: IdKind;
   versions: string[];
   fields: Field[];
@@ -48,6 +50,7 @@ export interface Field {
   /** Longest accepted text, in characters; absent when unlimited or not text. */
   maxLength?: number;
   renamedFrom?: string;
+  description?: string;
   relation?: Relation;
 }
 
@@ -71,6 +74,7 @@ export interface Reference {
 
 export interface Query {
   name: string;
+  description?: string;
   versions: string[];
   params: QueryParam[];
   sql: string;

@@ -1,5 +1,7 @@
 import { once } from "node:events";
 import { execa, type ResultPromise } from "execa";
+import { validateAnswersOf } from "./http.ts";
+import { serverValidator } from "./openapi.ts";
 
 export interface RunningServer {
   url: string;
@@ -60,11 +62,14 @@ export async function startTranspiled(
     });
     child.on("exit", (code) => reject(new Error(`server exited with ${code} before listening:\n${output}`)));
   });
+  // Every answer the test helpers' clients get from it is checked against its OpenAPI documents.
+  const forget = validateAnswersOf(url, serverValidator(dir));
   return {
     url,
     process: child,
     output: () => output,
     stop: async () => {
+      forget();
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill("SIGTERM");
       await once(child, "exit");

@@ -344,7 +344,28 @@ describe("types and options", () => {
 
   it("refuses an unknown option key, at the key, listing the options", () => {
     expect(problems(withFields("nick: { type: TEXT, size: 3 }"))).toEqual([
-      'm.yaml:5:27 tables.t.fields.nick.size: unknown option "size" (expected one of type, required, unique, default, maxLength, integer, references, onDelete, renamedFrom, index)',
+      'm.yaml:5:27 tables.t.fields.nick.size: unknown option "size" (expected one of type, required, unique, default, maxLength, integer, references, onDelete, renamedFrom, index, description)',
+    ]);
+  });
+
+  it("takes a description on a table, a field and a query, which must be text", () => {
+    valid(
+      [
+        "project: x",
+        "tables:",
+        "  t:",
+        "    description: The things.",
+        "    fields:",
+        "      a: { type: TEXT, description: What a thing is called. }",
+        "queries:",
+        "  q:",
+        "    description: Every thing.",
+        "    sql: SELECT a FROM t",
+        "",
+      ].join("\n"),
+    );
+    expect(problems(withFields("nick: { type: TEXT, description: 3 }"))).toEqual([
+      "m.yaml:5:40 tables.t.fields.nick.description: must be a string, not number 3",
     ]);
   });
 
@@ -375,8 +396,8 @@ describe("types and options", () => {
     ];
     expect(problems(text.join("\n"))).toEqual([
       'm.yaml:2:1 owner: unknown option "owner" (expected one of project, database, versions, tables, queries)',
-      'm.yaml:5:5 tables.t.public: unknown option "public" (expected one of id, versions, renamedFrom, fields, indexes)',
-      'm.yaml:10:5 queries.q.cache: unknown option "cache" (expected one of versions, params, sql)',
+      'm.yaml:5:5 tables.t.public: unknown option "public" (expected one of id, versions, renamedFrom, fields, indexes, description)',
+      'm.yaml:10:5 queries.q.cache: unknown option "cache" (expected one of versions, params, sql, description)',
     ]);
   });
 

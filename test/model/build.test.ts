@@ -55,6 +55,7 @@ describe("the model of examples/blog.yaml", () => {
         unique: true,
         index: false,
         maxLength: 254,
+        description: "Where the user is reached; no two users share one.",
       },
       {
         name: "phone",
@@ -163,6 +164,28 @@ describe("the model of examples/blog.yaml", () => {
         "ORDER BY p.id",
       ].join("\n"),
     );
+  });
+});
+
+describe("descriptions", () => {
+  it("keeps the descriptions of tables, fields and queries, trimmed; a blank one is none", () => {
+    const m = model(
+      "tables:",
+      "  a:",
+      '    description: "  The a records.  "',
+      "    fields:",
+      "      name: { type: TEXT, description: The name. }",
+      '      blank: { type: TEXT, description: " " }',
+      "      plain: TEXT",
+      "queries:",
+      "  q:",
+      "    description: Every name.",
+      "    sql: SELECT name FROM a",
+    );
+    expect(table(m, "a").description).toBe("The a records.");
+    expect(table(m, "a").fields.map((f) => f.description)).toEqual(["The name.", undefined, undefined]);
+    expect("description" in field(m, "a", "plain")).toBe(false);
+    expect(m.queries[0]!.description).toBe("Every name.");
   });
 });
 

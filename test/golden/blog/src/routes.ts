@@ -8,6 +8,9 @@ import { commentsRoutes } from "./routes/comments.js";
 import { categoryPostsRoute } from "./queries/category_posts.js";
 import { recentPostsRoute } from "./queries/recent_posts.js";
 
+/** The project and its versions, each described by openapi/<version>.json. */
+export const api = { project: "blog", versions: ["v1", "v2"] } as const;
+
 /** Every route, under the project's name: /blog/<table>/<version>/... and /blog/<version>/<query>. */
 export const routes: FastifyPluginAsync<{ store: Store; custom?: FastifyPluginAsync }> = async (
   app,

@@ -8,6 +8,8 @@ export interface Config {
   signatureKeys: string[];
   bodyLimit: number;
   corsOrigins: string[];
+  /** API_DOCS=on: the API reference page at /<project>/docs, and the OpenAPI documents without the key. */
+  apiDocs: boolean;
   tls?: { cert: Buffer; key: Buffer };
   logLevel: string;
 }
@@ -38,6 +40,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .split(",")
       .map((origin) => origin.trim())
       .filter((origin) => origin.length > 0),
+    apiDocs: onOff(env, "API_DOCS"),
     ...tls(env),
     logLevel: env.LOG_LEVEL || "info",
   };
@@ -48,6 +51,13 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number): number
   if (value === undefined || value === "") return fallback;
   if (!/^\d+$/.test(value)) throw new ConfigError(`${name} must be a whole number, not "${value}"`);
   return Number(value);
+}
+
+function onOff(env: NodeJS.ProcessEnv, name: string): boolean {
+  const value = env[name];
+  if (value === undefined || value === "" || value === "off") return false;
+  if (value === "on") return true;
+  throw new ConfigError(`${name} must be on or off, not "${value}"`);
 }
 
 function tls(env: NodeJS.ProcessEnv): Pick<Config, "tls"> {

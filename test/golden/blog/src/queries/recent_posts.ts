@@ -21,7 +21,7 @@ const schema = {
   querystring: {
     type: "object",
     properties: {
-      since: { type: "string", format: "datetime" },
+      since: { type: "string", format: "date-time" },
       published: { type: "string", enum: ["true", "false"], description: "true or false" },
     },
     required: ["since", "published"],

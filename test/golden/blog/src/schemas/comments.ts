@@ -31,36 +31,42 @@ export const commentsListTable: ListTable = {
 const record = {
   type: "object",
   properties: {
-    id: { type: "integer" },
+    id: { type: "integer", minimum: 1, maximum: 2147483647 },
     post_id: { type: "integer" },
     author: { type: "string" },
     text: { type: "string" },
   },
   required: ["id", "post_id", "author", "text"],
+  additionalProperties: false,
 } as const;
 
-const fields = {
-  post_id: { type: "integer", minimum: 1, maximum: 2147483647 },
-  author: { type: "string", minLength: 1, maxLength: 255 },
-  text: { type: "string", minLength: 1 },
+const createBody = {
+  type: "object",
+  properties: {
+    post_id: { type: "integer", minimum: 1, maximum: 2147483647 },
+    author: { type: "string", minLength: 1, maxLength: 255 },
+    text: { type: "string", minLength: 1 },
+  },
+  required: ["post_id", "author", "text"],
+  additionalProperties: false,
+} as const;
+
+const updateBody = {
+  type: "object",
+  properties: {
+    post_id: { type: "integer", minimum: 1, maximum: 2147483647 },
+    author: { type: "string", minLength: 1, maxLength: 255 },
+    text: { type: "string", minLength: 1 },
+  },
+  minProperties: 1,
+  additionalProperties: false,
 } as const;
 
 /** Request and response schemas: Fastify compiles them into validators and serializers. */
 export const commentsSchemas = {
   list: { response: { 200: envelopeSchema({ type: "array", items: record }) } },
   show: { response: { 200: envelopeSchema(record) } },
-  create: {
-    body: {
-      type: "object",
-      properties: fields,
-      required: ["post_id", "author", "text"],
-      additionalProperties: false,
-    },
-    response: { 201: envelopeSchema(record) },
-  },
-  update: {
-    body: { type: "object", properties: fields, minProperties: 1, additionalProperties: false },
-    response: { 200: envelopeSchema(record) },
-  },
+  create: { body: createBody, response: { 201: envelopeSchema(record) } },
+  update: { body: updateBody, response: { 200: envelopeSchema(record) } },
   remove: { response: { 200: deletedSchema } },
 };

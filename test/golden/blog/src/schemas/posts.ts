@@ -7,6 +7,7 @@ export type PostsRecord = {
   id: number;
   title: string;
   body: string | null;
+  /** Whether readers see the post. */
   published: boolean | null;
   rating: number | null;
   user_id: number;
@@ -43,44 +44,54 @@ export const postsListTable: ListTable = {
 const record = {
   type: "object",
   properties: {
-    id: { type: "integer" },
+    id: { type: "integer", minimum: 1, maximum: 2147483647 },
     title: { type: "string" },
     body: { type: ["string", "null"] },
-    published: { type: ["boolean", "null"] },
+    published: { type: ["boolean", "null"], description: "Whether readers see the post." },
     rating: { type: ["number", "null"] },
     user_id: { type: "integer" },
-    category_id: { type: ["string", "null"] },
-    published_at: { type: ["string", "null"] },
+    category_id: { type: ["string", "null"], format: "uuid" },
+    published_at: { type: ["string", "null"], format: "date-time" },
   },
   required: ["id", "title", "body", "published", "rating", "user_id", "category_id", "published_at"],
+  additionalProperties: false,
 } as const;
 
-const fields = {
-  title: { type: "string", minLength: 1, maxLength: 200 },
-  body: { type: ["string", "null"] },
-  published: { type: ["boolean", "null"] },
-  rating: { type: ["number", "null"] },
-  user_id: { type: "integer", minimum: 1, maximum: 2147483647 },
-  category_id: { type: ["string", "null"], format: "uuid" },
-  published_at: { type: ["string", "null"], format: "datetime" },
+const createBody = {
+  type: "object",
+  properties: {
+    title: { type: "string", minLength: 1, maxLength: 200 },
+    body: { type: ["string", "null"] },
+    published: { type: ["boolean", "null"], description: "Whether readers see the post." },
+    rating: { type: ["number", "null"] },
+    user_id: { type: "integer", minimum: 1, maximum: 2147483647 },
+    category_id: { type: ["string", "null"], format: "uuid" },
+    published_at: { type: ["string", "null"], format: "date-time" },
+  },
+  required: ["title", "user_id"],
+  additionalProperties: false,
+} as const;
+
+const updateBody = {
+  type: "object",
+  properties: {
+    title: { type: "string", minLength: 1, maxLength: 200 },
+    body: { type: ["string", "null"] },
+    published: { type: ["boolean", "null"], description: "Whether readers see the post." },
+    rating: { type: ["number", "null"] },
+    user_id: { type: "integer", minimum: 1, maximum: 2147483647 },
+    category_id: { type: ["string", "null"], format: "uuid" },
+    published_at: { type: ["string", "null"], format: "date-time" },
+  },
+  minProperties: 1,
+  additionalProperties: false,
 } as const;
 
 /** Request and response schemas: Fastify compiles them into validators and serializers. */
 export const postsSchemas = {
   list: { response: { 200: envelopeSchema({ type: "array", items: record }) } },
   show: { response: { 200: envelopeSchema(record) } },
-  create: {
-    body: {
-      type: "object",
-      properties: fields,
-      required: ["title", "user_id"],
-      additionalProperties: false,
-    },
-    response: { 201: envelopeSchema(record) },
-  },
-  update: {
-    body: { type: "object", properties: fields, minProperties: 1, additionalProperties: false },
-    response: { 200: envelopeSchema(record) },
-  },
+  create: { body: createBody, response: { 201: envelopeSchema(record) } },
+  update: { body: updateBody, response: { 200: envelopeSchema(record) } },
   remove: { response: { 200: deletedSchema } },
 };

@@ -2,10 +2,11 @@
 import { deletedSchema, envelopeSchema } from "../http/envelope.js";
 import type { ListTable } from "../http/list.js";
 
-/** A users record as the API returns it. */
+/** A users record as the API returns it. The people who write posts. */
 export type UsersRecord = {
   id: number;
   name: string;
+  /** Where the user is reached; no two users share one. */
   email: string;
   phone: string | null;
   bio: string | null;
@@ -39,43 +40,65 @@ export const usersListTable: ListTable = {
 
 const record = {
   type: "object",
+  description: "The people who write posts.",
   properties: {
-    id: { type: "integer" },
+    id: { type: "integer", minimum: 1, maximum: 2147483647 },
     name: { type: "string" },
-    email: { type: "string" },
+    email: { type: "string", description: "Where the user is reached; no two users share one." },
     phone: { type: ["string", "null"] },
     bio: { type: ["string", "null"] },
     active: { type: ["boolean", "null"] },
-    created_at: { type: ["string", "null"] },
+    created_at: { type: ["string", "null"], format: "date-time" },
   },
   required: ["id", "name", "email", "phone", "bio", "active", "created_at"],
+  additionalProperties: false,
 } as const;
 
-const fields = {
-  name: { type: "string", minLength: 1, maxLength: 255 },
-  email: { type: "string", minLength: 1, maxLength: 254, format: "email" },
-  phone: { type: ["string", "null"], maxLength: 32, format: "phone" },
-  bio: { type: ["string", "null"] },
-  active: { type: ["boolean", "null"] },
-  created_at: { type: ["string", "null"], format: "datetime" },
+const createBody = {
+  type: "object",
+  properties: {
+    name: { type: "string", minLength: 1, maxLength: 255 },
+    email: {
+      type: "string",
+      minLength: 1,
+      maxLength: 254,
+      format: "email",
+      description: "Where the user is reached; no two users share one.",
+    },
+    phone: { type: ["string", "null"], maxLength: 32, format: "phone" },
+    bio: { type: ["string", "null"] },
+    active: { type: ["boolean", "null"] },
+    created_at: { type: ["string", "null"], format: "date-time" },
+  },
+  required: ["name", "email"],
+  additionalProperties: false,
+} as const;
+
+const updateBody = {
+  type: "object",
+  properties: {
+    name: { type: "string", minLength: 1, maxLength: 255 },
+    email: {
+      type: "string",
+      minLength: 1,
+      maxLength: 254,
+      format: "email",
+      description: "Where the user is reached; no two users share one.",
+    },
+    phone: { type: ["string", "null"], maxLength: 32, format: "phone" },
+    bio: { type: ["string", "null"] },
+    active: { type: ["boolean", "null"] },
+    created_at: { type: ["string", "null"], format: "date-time" },
+  },
+  minProperties: 1,
+  additionalProperties: false,
 } as const;
 
 /** Request and response schemas: Fastify compiles them into validators and serializers. */
 export const usersSchemas = {
   list: { response: { 200: envelopeSchema({ type: "array", items: record }) } },
   show: { response: { 200: envelopeSchema(record) } },
-  create: {
-    body: {
-      type: "object",
-      properties: fields,
-      required: ["name", "email"],
-      additionalProperties: false,
-    },
-    response: { 201: envelopeSchema(record) },
-  },
-  update: {
-    body: { type: "object", properties: fields, minProperties: 1, additionalProperties: false },
-    response: { 200: envelopeSchema(record) },
-  },
+  create: { body: createBody, response: { 201: envelopeSchema(record) } },
+  update: { body: updateBody, response: { 200: envelopeSchema(record) } },
   remove: { response: { 200: deletedSchema } },
 };

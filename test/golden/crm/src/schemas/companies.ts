@@ -31,36 +31,42 @@ export const companiesListTable: ListTable = {
 const record = {
   type: "object",
   properties: {
-    id: { type: "string" },
+    id: { type: "string", format: "uuid" },
     name: { type: "string" },
     website: { type: ["string", "null"] },
-    created_at: { type: ["string", "null"] },
+    created_at: { type: ["string", "null"], format: "date-time" },
   },
   required: ["id", "name", "website", "created_at"],
+  additionalProperties: false,
 } as const;
 
-const fields = {
-  name: { type: "string", minLength: 1, maxLength: 120 },
-  website: { type: ["string", "null"], maxLength: 255 },
-  created_at: { type: ["string", "null"], format: "datetime" },
+const createBody = {
+  type: "object",
+  properties: {
+    name: { type: "string", minLength: 1, maxLength: 120 },
+    website: { type: ["string", "null"], maxLength: 255 },
+    created_at: { type: ["string", "null"], format: "date-time" },
+  },
+  required: ["name"],
+  additionalProperties: false,
+} as const;
+
+const updateBody = {
+  type: "object",
+  properties: {
+    name: { type: "string", minLength: 1, maxLength: 120 },
+    website: { type: ["string", "null"], maxLength: 255 },
+    created_at: { type: ["string", "null"], format: "date-time" },
+  },
+  minProperties: 1,
+  additionalProperties: false,
 } as const;
 
 /** Request and response schemas: Fastify compiles them into validators and serializers. */
 export const companiesSchemas = {
   list: { response: { 200: envelopeSchema({ type: "array", items: record }) } },
   show: { response: { 200: envelopeSchema(record) } },
-  create: {
-    body: {
-      type: "object",
-      properties: fields,
-      required: ["name"],
-      additionalProperties: false,
-    },
-    response: { 201: envelopeSchema(record) },
-  },
-  update: {
-    body: { type: "object", properties: fields, minProperties: 1, additionalProperties: false },
-    response: { 200: envelopeSchema(record) },
-  },
+  create: { body: createBody, response: { 201: envelopeSchema(record) } },
+  update: { body: updateBody, response: { 200: envelopeSchema(record) } },
   remove: { response: { 200: deletedSchema } },
 };

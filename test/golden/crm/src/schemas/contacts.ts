@@ -37,40 +37,48 @@ export const contactsListTable: ListTable = {
 const record = {
   type: "object",
   properties: {
-    id: { type: "integer" },
-    company_id: { type: "string" },
+    id: { type: "integer", minimum: 1, maximum: 2147483647 },
+    company_id: { type: "string", format: "uuid" },
     full_name: { type: "string" },
     email: { type: ["string", "null"] },
     phone: { type: ["string", "null"] },
     vip: { type: "boolean" },
   },
   required: ["id", "company_id", "full_name", "email", "phone", "vip"],
+  additionalProperties: false,
 } as const;
 
-const fields = {
-  company_id: { type: "string", format: "uuid" },
-  full_name: { type: "string", minLength: 1, maxLength: 255 },
-  email: { type: ["string", "null"], maxLength: 254, format: "email" },
-  phone: { type: ["string", "null"], maxLength: 32, format: "phone" },
-  vip: { type: "boolean" },
+const createBody = {
+  type: "object",
+  properties: {
+    company_id: { type: "string", format: "uuid" },
+    full_name: { type: "string", minLength: 1, maxLength: 255 },
+    email: { type: ["string", "null"], maxLength: 254, format: "email" },
+    phone: { type: ["string", "null"], maxLength: 32, format: "phone" },
+    vip: { type: "boolean" },
+  },
+  required: ["company_id", "full_name"],
+  additionalProperties: false,
+} as const;
+
+const updateBody = {
+  type: "object",
+  properties: {
+    company_id: { type: "string", format: "uuid" },
+    full_name: { type: "string", minLength: 1, maxLength: 255 },
+    email: { type: ["string", "null"], maxLength: 254, format: "email" },
+    phone: { type: ["string", "null"], maxLength: 32, format: "phone" },
+    vip: { type: "boolean" },
+  },
+  minProperties: 1,
+  additionalProperties: false,
 } as const;
 
 /** Request and response schemas: Fastify compiles them into validators and serializers. */
 export const contactsSchemas = {
   list: { response: { 200: envelopeSchema({ type: "array", items: record }) } },
   show: { response: { 200: envelopeSchema(record) } },
-  create: {
-    body: {
-      type: "object",
-      properties: fields,
-      required: ["company_id", "full_name"],
-      additionalProperties: false,
-    },
-    response: { 201: envelopeSchema(record) },
-  },
-  update: {
-    body: { type: "object", properties: fields, minProperties: 1, additionalProperties: false },
-    response: { 200: envelopeSchema(record) },
-  },
+  create: { body: createBody, response: { 201: envelopeSchema(record) } },
+  update: { body: updateBody, response: { 200: envelopeSchema(record) } },
   remove: { response: { 200: deletedSchema } },
 };

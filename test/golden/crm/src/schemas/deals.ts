@@ -37,40 +37,48 @@ export const dealsListTable: ListTable = {
 const record = {
   type: "object",
   properties: {
-    id: { type: "integer" },
+    id: { type: "integer", minimum: 1, maximum: 2147483647 },
     contact_id: { type: "integer" },
     title: { type: "string" },
     amount: { type: "number" },
-    closes_at: { type: ["string", "null"] },
+    closes_at: { type: ["string", "null"], format: "date-time" },
     notes: { type: ["string", "null"] },
   },
   required: ["id", "contact_id", "title", "amount", "closes_at", "notes"],
+  additionalProperties: false,
 } as const;
 
-const fields = {
-  contact_id: { type: "integer", minimum: 1, maximum: 2147483647 },
-  title: { type: "string", minLength: 1, maxLength: 255 },
-  amount: { type: "number" },
-  closes_at: { type: ["string", "null"], format: "datetime" },
-  notes: { type: ["string", "null"] },
+const createBody = {
+  type: "object",
+  properties: {
+    contact_id: { type: "integer", minimum: 1, maximum: 2147483647 },
+    title: { type: "string", minLength: 1, maxLength: 255 },
+    amount: { type: "number" },
+    closes_at: { type: ["string", "null"], format: "date-time" },
+    notes: { type: ["string", "null"] },
+  },
+  required: ["contact_id", "title", "amount"],
+  additionalProperties: false,
+} as const;
+
+const updateBody = {
+  type: "object",
+  properties: {
+    contact_id: { type: "integer", minimum: 1, maximum: 2147483647 },
+    title: { type: "string", minLength: 1, maxLength: 255 },
+    amount: { type: "number" },
+    closes_at: { type: ["string", "null"], format: "date-time" },
+    notes: { type: ["string", "null"] },
+  },
+  minProperties: 1,
+  additionalProperties: false,
 } as const;
 
 /** Request and response schemas: Fastify compiles them into validators and serializers. */
 export const dealsSchemas = {
   list: { response: { 200: envelopeSchema({ type: "array", items: record }) } },
   show: { response: { 200: envelopeSchema(record) } },
-  create: {
-    body: {
-      type: "object",
-      properties: fields,
-      required: ["contact_id", "title", "amount"],
-      additionalProperties: false,
-    },
-    response: { 201: envelopeSchema(record) },
-  },
-  update: {
-    body: { type: "object", properties: fields, minProperties: 1, additionalProperties: false },
-    response: { 200: envelopeSchema(record) },
-  },
+  create: { body: createBody, response: { 201: envelopeSchema(record) } },
+  update: { body: updateBody, response: { 200: envelopeSchema(record) } },
   remove: { response: { 200: deletedSchema } },
 };

@@ -175,7 +175,7 @@ function parseValue(text: string, kind: Kind): unknown {
     case "boolean":
       return text === "true" ? true : text === "false" ? false : undefined;
     case "datetime":
-      return formats.datetime(text) ? text : undefined;
+      return formats["date-time"](text) ? text : undefined;
     default:
       return text;
   }

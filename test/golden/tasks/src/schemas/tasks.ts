@@ -40,42 +40,51 @@ export const tasksListTable: ListTable = {
 const record = {
   type: "object",
   properties: {
-    id: { type: "integer" },
+    id: { type: "integer", minimum: 1, maximum: 2147483647 },
     title: { type: "string" },
     description: { type: ["string", "null"] },
     status: { type: "string" },
-    due_at: { type: ["string", "null"] },
+    due_at: { type: ["string", "null"], format: "date-time" },
     priority: { type: ["integer", "null"] },
     done: { type: "boolean" },
   },
   required: ["id", "title", "description", "status", "due_at", "priority", "done"],
+  additionalProperties: false,
 } as const;
 
-const fields = {
-  title: { type: "string", minLength: 1, maxLength: 120 },
-  description: { type: ["string", "null"] },
-  status: { type: "string", minLength: 1, maxLength: 20 },
-  due_at: { type: ["string", "null"], format: "datetime" },
-  priority: { type: ["integer", "null"], minimum: -2147483648, maximum: 2147483647 },
-  done: { type: "boolean" },
+const createBody = {
+  type: "object",
+  properties: {
+    title: { type: "string", minLength: 1, maxLength: 120 },
+    description: { type: ["string", "null"] },
+    status: { type: "string", minLength: 1, maxLength: 20 },
+    due_at: { type: ["string", "null"], format: "date-time" },
+    priority: { type: ["integer", "null"], minimum: -2147483648, maximum: 2147483647 },
+    done: { type: "boolean" },
+  },
+  required: ["title"],
+  additionalProperties: false,
+} as const;
+
+const updateBody = {
+  type: "object",
+  properties: {
+    title: { type: "string", minLength: 1, maxLength: 120 },
+    description: { type: ["string", "null"] },
+    status: { type: "string", minLength: 1, maxLength: 20 },
+    due_at: { type: ["string", "null"], format: "date-time" },
+    priority: { type: ["integer", "null"], minimum: -2147483648, maximum: 2147483647 },
+    done: { type: "boolean" },
+  },
+  minProperties: 1,
+  additionalProperties: false,
 } as const;
 
 /** Request and response schemas: Fastify compiles them into validators and serializers. */
 export const tasksSchemas = {
   list: { response: { 200: envelopeSchema({ type: "array", items: record }) } },
   show: { response: { 200: envelopeSchema(record) } },
-  create: {
-    body: {
-      type: "object",
-      properties: fields,
-      required: ["title"],
-      additionalProperties: false,
-    },
-    response: { 201: envelopeSchema(record) },
-  },
-  update: {
-    body: { type: "object", properties: fields, minProperties: 1, additionalProperties: false },
-    response: { 200: envelopeSchema(record) },
-  },
+  create: { body: createBody, response: { 201: envelopeSchema(record) } },
+  update: { body: updateBody, response: { 200: envelopeSchema(record) } },
   remove: { response: { 200: deletedSchema } },
 };

@@ -4,6 +4,9 @@ import type { Store } from "./store.js";
 import { customersRoutes } from "./routes/customers.js";
 import { ordersRoutes } from "./routes/orders.js";
 
+/** The project and its versions, each described by openapi/<version>.json. */
+export const api = { project: "shop", versions: ["v1"] } as const;
+
 /** Every route, under the project's name: /shop/<table>/<version>/... and /shop/<version>/<query>. */
 export const routes: FastifyPluginAsync<{ store: Store; custom?: FastifyPluginAsync }> = async (
   app,

@@ -5,6 +5,12 @@ import { aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRoutes } 
 import { bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenRoutes } from "./routes/bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_children.js";
 import { qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqTotalRoute } from "./queries/qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq_total.js";
 
+/** The project and its versions, each described by openapi/<version>.json. */
+export const api = {
+  project: "ppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp",
+  versions: ["v1"],
+} as const;
+
 /** Every route, under the project's name: /ppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp/<table>/<version>/... and /ppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp/<version>/<query>. */
 export const routes: FastifyPluginAsync<{ store: Store; custom?: FastifyPluginAsync }> = async (
   app,

@@ -3,12 +3,13 @@ import cors from "@fastify/cors";
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from "fastify";
 import type { Config } from "./config.js";
 import type { Db } from "./db.js";
-import { signatureCheck } from "./http/auth.js";
-import { Failure, handleError, handleNotFound } from "./http/errors.js";
 import { loadCustomRoutes, loadHooks } from "./hooks.js";
+import { signatureCheck } from "./http/auth.js";
+import { apiDocs } from "./http/docs.js";
+import { Failure, handleError, handleNotFound } from "./http/errors.js";
 import { formats } from "./http/formats.js";
 import { answerWrongMethods } from "./http/methods.js";
-import { routes } from "./routes.js";
+import { api, routes } from "./routes.js";
 import { openStore } from "./store.js";
 
 /** The Fastify application: checks, routes and error answers; listening is the caller's. */
@@ -16,7 +17,9 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   const corsEnabled = config.corsOrigins.length > 0;
   const isPreflight = (request: FastifyRequest) =>
     corsEnabled && request.method === "OPTIONS" && request.headers["access-control-request-method"] !== undefined;
-  const checkSignature = signatureCheck(config.signatureKeys, isPreflight);
+  // The API reference and its documents are public with API_DOCS=on (their routes say so).
+  const isPublic = (request: FastifyRequest) => request.routeOptions.config?.public === true;
+  const checkSignature = signatureCheck(config.signatureKeys, (request) => isPreflight(request) || isPublic(request));
 
   const app: FastifyInstance = Fastify({
     https: config.tls ?? null,
@@ -40,6 +43,11 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
         verbose: true,
         formats,
       },
+      // Fastify adds ajv-formats after the options above, whose email, uuid and date-time would
+      // replace the contract's: put the contract's back.
+      onCreate: (ajv) => {
+        for (const [name, format] of Object.entries(formats)) ajv.addFormat(name, format);
+      },
     },
   });
 
@@ -58,6 +66,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   const store = openStore(db, await loadHooks());
   app.addHook("onClose", async () => store.close());
   await app.register(routes, { store, custom: await loadCustomRoutes() });
+  await app.register(apiDocs, { ...api, open: config.apiDocs });
   addWrongMethodRoutes();
   return app;
 }

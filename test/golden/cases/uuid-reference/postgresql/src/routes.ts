@@ -4,6 +4,9 @@ import type { Store } from "./store.js";
 import { authorsRoutes } from "./routes/authors.js";
 import { booksRoutes } from "./routes/books.js";
 
+/** The project and its versions, each described by openapi/<version>.json. */
+export const api = { project: "library", versions: ["v1"] } as const;
+
 /** Every route, under the project's name: /library/<table>/<version>/... and /library/<version>/<query>. */
 export const routes: FastifyPluginAsync<{ store: Store; custom?: FastifyPluginAsync }> = async (
   app,

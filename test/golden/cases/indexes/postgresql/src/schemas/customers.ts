@@ -31,36 +31,42 @@ export const customersListTable: ListTable = {
 const record = {
   type: "object",
   properties: {
-    id: { type: "integer" },
+    id: { type: "integer", minimum: 1, maximum: 2147483647 },
     email: { type: ["string", "null"] },
     city: { type: ["string", "null"] },
-    joined_at: { type: ["string", "null"] },
+    joined_at: { type: ["string", "null"], format: "date-time" },
   },
   required: ["id", "email", "city", "joined_at"],
+  additionalProperties: false,
 } as const;
 
-const fields = {
-  email: { type: ["string", "null"], maxLength: 254, format: "email" },
-  city: { type: ["string", "null"], maxLength: 255 },
-  joined_at: { type: ["string", "null"], format: "datetime" },
+const createBody = {
+  type: "object",
+  properties: {
+    email: { type: ["string", "null"], maxLength: 254, format: "email" },
+    city: { type: ["string", "null"], maxLength: 255 },
+    joined_at: { type: ["string", "null"], format: "date-time" },
+  },
+  required: [],
+  additionalProperties: false,
+} as const;
+
+const updateBody = {
+  type: "object",
+  properties: {
+    email: { type: ["string", "null"], maxLength: 254, format: "email" },
+    city: { type: ["string", "null"], maxLength: 255 },
+    joined_at: { type: ["string", "null"], format: "date-time" },
+  },
+  minProperties: 1,
+  additionalProperties: false,
 } as const;
 
 /** Request and response schemas: Fastify compiles them into validators and serializers. */
 export const customersSchemas = {
   list: { response: { 200: envelopeSchema({ type: "array", items: record }) } },
   show: { response: { 200: envelopeSchema(record) } },
-  create: {
-    body: {
-      type: "object",
-      properties: fields,
-      required: [],
-      additionalProperties: false,
-    },
-    response: { 201: envelopeSchema(record) },
-  },
-  update: {
-    body: { type: "object", properties: fields, minProperties: 1, additionalProperties: false },
-    response: { 200: envelopeSchema(record) },
-  },
+  create: { body: createBody, response: { 201: envelopeSchema(record) } },
+  update: { body: updateBody, response: { 200: envelopeSchema(record) } },
   remove: { response: { 200: deletedSchema } },
 };

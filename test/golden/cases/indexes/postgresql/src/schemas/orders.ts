@@ -28,34 +28,39 @@ export const ordersListTable: ListTable = {
 const record = {
   type: "object",
   properties: {
-    id: { type: "integer" },
+    id: { type: "integer", minimum: 1, maximum: 2147483647 },
     customer_id: { type: "integer" },
     total: { type: ["number", "null"] },
   },
   required: ["id", "customer_id", "total"],
+  additionalProperties: false,
 } as const;
 
-const fields = {
-  customer_id: { type: "integer", minimum: 1, maximum: 2147483647 },
-  total: { type: ["number", "null"] },
+const createBody = {
+  type: "object",
+  properties: {
+    customer_id: { type: "integer", minimum: 1, maximum: 2147483647 },
+    total: { type: ["number", "null"] },
+  },
+  required: ["customer_id"],
+  additionalProperties: false,
+} as const;
+
+const updateBody = {
+  type: "object",
+  properties: {
+    customer_id: { type: "integer", minimum: 1, maximum: 2147483647 },
+    total: { type: ["number", "null"] },
+  },
+  minProperties: 1,
+  additionalProperties: false,
 } as const;
 
 /** Request and response schemas: Fastify compiles them into validators and serializers. */
 export const ordersSchemas = {
   list: { response: { 200: envelopeSchema({ type: "array", items: record }) } },
   show: { response: { 200: envelopeSchema(record) } },
-  create: {
-    body: {
-      type: "object",
-      properties: fields,
-      required: ["customer_id"],
-      additionalProperties: false,
-    },
-    response: { 201: envelopeSchema(record) },
-  },
-  update: {
-    body: { type: "object", properties: fields, minProperties: 1, additionalProperties: false },
-    response: { 200: envelopeSchema(record) },
-  },
+  create: { body: createBody, response: { 201: envelopeSchema(record) } },
+  update: { body: updateBody, response: { 200: envelopeSchema(record) } },
   remove: { response: { 200: deletedSchema } },
 };

@@ -31,10 +31,10 @@ export const aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsListT
 const record = {
   type: "object",
   properties: {
-    id: { type: "integer" },
+    id: { type: "integer", minimum: 1, maximum: 2147483647 },
     fffffffffffffffffffffffffffffffffffffffffffffffffffffffff_value: { type: "string" },
     ggggggggggggggggggggggggggggggggggggggggggggggggggggggg_flagged: { type: "boolean" },
-    hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh_happened_at: { type: ["string", "null"] },
+    hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh_happened_at: { type: ["string", "null"], format: "date-time" },
   },
   required: [
     "id",
@@ -42,30 +42,36 @@ const record = {
     "ggggggggggggggggggggggggggggggggggggggggggggggggggggggg_flagged",
     "hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh_happened_at",
   ],
+  additionalProperties: false,
 } as const;
 
-const fields = {
-  fffffffffffffffffffffffffffffffffffffffffffffffffffffffff_value: { type: "string", minLength: 1, maxLength: 255 },
-  ggggggggggggggggggggggggggggggggggggggggggggggggggggggg_flagged: { type: "boolean" },
-  hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh_happened_at: { type: ["string", "null"], format: "datetime" },
+const createBody = {
+  type: "object",
+  properties: {
+    fffffffffffffffffffffffffffffffffffffffffffffffffffffffff_value: { type: "string", minLength: 1, maxLength: 255 },
+    ggggggggggggggggggggggggggggggggggggggggggggggggggggggg_flagged: { type: "boolean" },
+    hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh_happened_at: { type: ["string", "null"], format: "date-time" },
+  },
+  required: [],
+  additionalProperties: false,
+} as const;
+
+const updateBody = {
+  type: "object",
+  properties: {
+    fffffffffffffffffffffffffffffffffffffffffffffffffffffffff_value: { type: "string", minLength: 1, maxLength: 255 },
+    ggggggggggggggggggggggggggggggggggggggggggggggggggggggg_flagged: { type: "boolean" },
+    hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh_happened_at: { type: ["string", "null"], format: "date-time" },
+  },
+  minProperties: 1,
+  additionalProperties: false,
 } as const;
 
 /** Request and response schemas: Fastify compiles them into validators and serializers. */
 export const aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsSchemas = {
   list: { response: { 200: envelopeSchema({ type: "array", items: record }) } },
   show: { response: { 200: envelopeSchema(record) } },
-  create: {
-    body: {
-      type: "object",
-      properties: fields,
-      required: [],
-      additionalProperties: false,
-    },
-    response: { 201: envelopeSchema(record) },
-  },
-  update: {
-    body: { type: "object", properties: fields, minProperties: 1, additionalProperties: false },
-    response: { 200: envelopeSchema(record) },
-  },
+  create: { body: createBody, response: { 201: envelopeSchema(record) } },
+  update: { body: updateBody, response: { 200: envelopeSchema(record) } },
   remove: { response: { 200: deletedSchema } },
 };

@@ -49,7 +49,7 @@ export const productsListTable: ListTable = {
 const record = {
   type: "object",
   properties: {
-    id: { type: "integer" },
+    id: { type: "integer", minimum: 1, maximum: 2147483647 },
     name: { type: "string" },
     contact: { type: ["string", "null"] },
     phone: { type: ["string", "null"] },
@@ -57,40 +57,52 @@ const record = {
     price: { type: "number" },
     stock: { type: ["integer", "null"] },
     active: { type: ["boolean", "null"] },
-    added_at: { type: ["string", "null"] },
-    launch_at: { type: ["string", "null"] },
+    added_at: { type: ["string", "null"], format: "date-time" },
+    launch_at: { type: ["string", "null"], format: "date-time" },
   },
   required: ["id", "name", "contact", "phone", "description", "price", "stock", "active", "added_at", "launch_at"],
+  additionalProperties: false,
 } as const;
 
-const fields = {
-  name: { type: "string", minLength: 1, maxLength: 80 },
-  contact: { type: ["string", "null"], maxLength: 254, format: "email" },
-  phone: { type: ["string", "null"], maxLength: 32, format: "phone" },
-  description: { type: ["string", "null"] },
-  price: { type: "number" },
-  stock: { type: ["integer", "null"], minimum: -2147483648, maximum: 2147483647 },
-  active: { type: ["boolean", "null"] },
-  added_at: { type: ["string", "null"], format: "datetime" },
-  launch_at: { type: ["string", "null"], format: "datetime" },
+const createBody = {
+  type: "object",
+  properties: {
+    name: { type: "string", minLength: 1, maxLength: 80 },
+    contact: { type: ["string", "null"], maxLength: 254, format: "email" },
+    phone: { type: ["string", "null"], maxLength: 32, format: "phone" },
+    description: { type: ["string", "null"] },
+    price: { type: "number" },
+    stock: { type: ["integer", "null"], minimum: -2147483648, maximum: 2147483647 },
+    active: { type: ["boolean", "null"] },
+    added_at: { type: ["string", "null"], format: "date-time" },
+    launch_at: { type: ["string", "null"], format: "date-time" },
+  },
+  required: ["name", "price"],
+  additionalProperties: false,
+} as const;
+
+const updateBody = {
+  type: "object",
+  properties: {
+    name: { type: "string", minLength: 1, maxLength: 80 },
+    contact: { type: ["string", "null"], maxLength: 254, format: "email" },
+    phone: { type: ["string", "null"], maxLength: 32, format: "phone" },
+    description: { type: ["string", "null"] },
+    price: { type: "number" },
+    stock: { type: ["integer", "null"], minimum: -2147483648, maximum: 2147483647 },
+    active: { type: ["boolean", "null"] },
+    added_at: { type: ["string", "null"], format: "date-time" },
+    launch_at: { type: ["string", "null"], format: "date-time" },
+  },
+  minProperties: 1,
+  additionalProperties: false,
 } as const;
 
 /** Request and response schemas: Fastify compiles them into validators and serializers. */
 export const productsSchemas = {
   list: { response: { 200: envelopeSchema({ type: "array", items: record }) } },
   show: { response: { 200: envelopeSchema(record) } },
-  create: {
-    body: {
-      type: "object",
-      properties: fields,
-      required: ["name", "price"],
-      additionalProperties: false,
-    },
-    response: { 201: envelopeSchema(record) },
-  },
-  update: {
-    body: { type: "object", properties: fields, minProperties: 1, additionalProperties: false },
-    response: { 200: envelopeSchema(record) },
-  },
+  create: { body: createBody, response: { 201: envelopeSchema(record) } },
+  update: { body: updateBody, response: { 200: envelopeSchema(record) } },
   remove: { response: { 200: deletedSchema } },
 };

@@ -28,34 +28,39 @@ export const reviewsListTable: ListTable = {
 const record = {
   type: "object",
   properties: {
-    id: { type: "integer" },
+    id: { type: "integer", minimum: 1, maximum: 2147483647 },
     product_id: { type: "integer" },
     stars: { type: "integer" },
   },
   required: ["id", "product_id", "stars"],
+  additionalProperties: false,
 } as const;
 
-const fields = {
-  product_id: { type: "integer", minimum: 1, maximum: 2147483647 },
-  stars: { type: "integer", minimum: -2147483648, maximum: 2147483647 },
+const createBody = {
+  type: "object",
+  properties: {
+    product_id: { type: "integer", minimum: 1, maximum: 2147483647 },
+    stars: { type: "integer", minimum: -2147483648, maximum: 2147483647 },
+  },
+  required: ["product_id", "stars"],
+  additionalProperties: false,
+} as const;
+
+const updateBody = {
+  type: "object",
+  properties: {
+    product_id: { type: "integer", minimum: 1, maximum: 2147483647 },
+    stars: { type: "integer", minimum: -2147483648, maximum: 2147483647 },
+  },
+  minProperties: 1,
+  additionalProperties: false,
 } as const;
 
 /** Request and response schemas: Fastify compiles them into validators and serializers. */
 export const reviewsSchemas = {
   list: { response: { 200: envelopeSchema({ type: "array", items: record }) } },
   show: { response: { 200: envelopeSchema(record) } },
-  create: {
-    body: {
-      type: "object",
-      properties: fields,
-      required: ["product_id", "stars"],
-      additionalProperties: false,
-    },
-    response: { 201: envelopeSchema(record) },
-  },
-  update: {
-    body: { type: "object", properties: fields, minProperties: 1, additionalProperties: false },
-    response: { 200: envelopeSchema(record) },
-  },
+  create: { body: createBody, response: { 201: envelopeSchema(record) } },
+  update: { body: updateBody, response: { 200: envelopeSchema(record) } },
   remove: { response: { 200: deletedSchema } },
 };

@@ -24,33 +24,30 @@ export const indexListTable: ListTable = {
 
 const record = {
   type: "object",
-  properties: {
-    id: { type: "integer" },
-    body: { type: ["string", "null"] },
-  },
+  properties: { id: { type: "integer", minimum: 1, maximum: 2147483647 }, body: { type: ["string", "null"] } },
   required: ["id", "body"],
+  additionalProperties: false,
 } as const;
 
-const fields = {
-  body: { type: ["string", "null"] },
+const createBody = {
+  type: "object",
+  properties: { body: { type: ["string", "null"] } },
+  required: [],
+  additionalProperties: false,
+} as const;
+
+const updateBody = {
+  type: "object",
+  properties: { body: { type: ["string", "null"] } },
+  minProperties: 1,
+  additionalProperties: false,
 } as const;
 
 /** Request and response schemas: Fastify compiles them into validators and serializers. */
 export const indexSchemas = {
   list: { response: { 200: envelopeSchema({ type: "array", items: record }) } },
   show: { response: { 200: envelopeSchema(record) } },
-  create: {
-    body: {
-      type: "object",
-      properties: fields,
-      required: [],
-      additionalProperties: false,
-    },
-    response: { 201: envelopeSchema(record) },
-  },
-  update: {
-    body: { type: "object", properties: fields, minProperties: 1, additionalProperties: false },
-    response: { 200: envelopeSchema(record) },
-  },
+  create: { body: createBody, response: { 201: envelopeSchema(record) } },
+  update: { body: updateBody, response: { 200: envelopeSchema(record) } },
   remove: { response: { 200: deletedSchema } },
 };

@@ -28,34 +28,39 @@ export const peopleListTable: ListTable = {
 const record = {
   type: "object",
   properties: {
-    id: { type: "integer" },
+    id: { type: "integer", minimum: 1, maximum: 2147483647 },
     name: { type: "string" },
     manager_id: { type: ["integer", "null"] },
   },
   required: ["id", "name", "manager_id"],
+  additionalProperties: false,
 } as const;
 
-const fields = {
-  name: { type: "string", minLength: 1, maxLength: 255 },
-  manager_id: { type: ["integer", "null"], minimum: 1, maximum: 2147483647 },
+const createBody = {
+  type: "object",
+  properties: {
+    name: { type: "string", minLength: 1, maxLength: 255 },
+    manager_id: { type: ["integer", "null"], minimum: 1, maximum: 2147483647 },
+  },
+  required: ["name"],
+  additionalProperties: false,
+} as const;
+
+const updateBody = {
+  type: "object",
+  properties: {
+    name: { type: "string", minLength: 1, maxLength: 255 },
+    manager_id: { type: ["integer", "null"], minimum: 1, maximum: 2147483647 },
+  },
+  minProperties: 1,
+  additionalProperties: false,
 } as const;
 
 /** Request and response schemas: Fastify compiles them into validators and serializers. */
 export const peopleSchemas = {
   list: { response: { 200: envelopeSchema({ type: "array", items: record }) } },
   show: { response: { 200: envelopeSchema(record) } },
-  create: {
-    body: {
-      type: "object",
-      properties: fields,
-      required: ["name"],
-      additionalProperties: false,
-    },
-    response: { 201: envelopeSchema(record) },
-  },
-  update: {
-    body: { type: "object", properties: fields, minProperties: 1, additionalProperties: false },
-    response: { 200: envelopeSchema(record) },
-  },
+  create: { body: createBody, response: { 201: envelopeSchema(record) } },
+  update: { body: updateBody, response: { 200: envelopeSchema(record) } },
   remove: { response: { 200: deletedSchema } },
 };

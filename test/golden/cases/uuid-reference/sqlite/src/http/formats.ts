@@ -42,9 +42,10 @@ export function isDateTime(value: string): boolean {
   );
 }
 
+/** By their JSON Schema names: the schemas the server compiles and its OpenAPI documents name them so. */
 export const formats = {
   email: isEmail,
   phone: isPhone,
-  datetime: isDateTime,
+  "date-time": isDateTime,
   uuid: UUID,
 };

@@ -14,7 +14,7 @@ const TYPE_NAMES: Record<string, string> = {
 const FORMAT_NAMES: Record<string, string> = {
   email: "a valid e-mail address",
   phone: "a valid phone number",
-  datetime: "a date-time with a time zone, like 2024-01-31T12:00:00Z",
+  "date-time": "a date-time with a time zone, like 2024-01-31T12:00:00Z",
   uuid: "a UUID",
 };
 

@@ -24,33 +24,30 @@ export const authorsListTable: ListTable = {
 
 const record = {
   type: "object",
-  properties: {
-    id: { type: "string" },
-    name: { type: "string" },
-  },
+  properties: { id: { type: "string", format: "uuid" }, name: { type: "string" } },
   required: ["id", "name"],
+  additionalProperties: false,
 } as const;
 
-const fields = {
-  name: { type: "string", minLength: 1, maxLength: 255 },
+const createBody = {
+  type: "object",
+  properties: { name: { type: "string", minLength: 1, maxLength: 255 } },
+  required: ["name"],
+  additionalProperties: false,
+} as const;
+
+const updateBody = {
+  type: "object",
+  properties: { name: { type: "string", minLength: 1, maxLength: 255 } },
+  minProperties: 1,
+  additionalProperties: false,
 } as const;
 
 /** Request and response schemas: Fastify compiles them into validators and serializers. */
 export const authorsSchemas = {
   list: { response: { 200: envelopeSchema({ type: "array", items: record }) } },
   show: { response: { 200: envelopeSchema(record) } },
-  create: {
-    body: {
-      type: "object",
-      properties: fields,
-      required: ["name"],
-      additionalProperties: false,
-    },
-    response: { 201: envelopeSchema(record) },
-  },
-  update: {
-    body: { type: "object", properties: fields, minProperties: 1, additionalProperties: false },
-    response: { 200: envelopeSchema(record) },
-  },
+  create: { body: createBody, response: { 201: envelopeSchema(record) } },
+  update: { body: updateBody, response: { 200: envelopeSchema(record) } },
   remove: { response: { 200: deletedSchema } },
 };

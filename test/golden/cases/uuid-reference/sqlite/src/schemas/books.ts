@@ -28,34 +28,39 @@ export const booksListTable: ListTable = {
 const record = {
   type: "object",
   properties: {
-    id: { type: "integer" },
+    id: { type: "integer", minimum: 1, maximum: 2147483647 },
     title: { type: "string" },
-    author_id: { type: "string" },
+    author_id: { type: "string", format: "uuid" },
   },
   required: ["id", "title", "author_id"],
+  additionalProperties: false,
 } as const;
 
-const fields = {
-  title: { type: "string", minLength: 1, maxLength: 255 },
-  author_id: { type: "string", format: "uuid" },
+const createBody = {
+  type: "object",
+  properties: {
+    title: { type: "string", minLength: 1, maxLength: 255 },
+    author_id: { type: "string", format: "uuid" },
+  },
+  required: ["title", "author_id"],
+  additionalProperties: false,
+} as const;
+
+const updateBody = {
+  type: "object",
+  properties: {
+    title: { type: "string", minLength: 1, maxLength: 255 },
+    author_id: { type: "string", format: "uuid" },
+  },
+  minProperties: 1,
+  additionalProperties: false,
 } as const;
 
 /** Request and response schemas: Fastify compiles them into validators and serializers. */
 export const booksSchemas = {
   list: { response: { 200: envelopeSchema({ type: "array", items: record }) } },
   show: { response: { 200: envelopeSchema(record) } },
-  create: {
-    body: {
-      type: "object",
-      properties: fields,
-      required: ["title", "author_id"],
-      additionalProperties: false,
-    },
-    response: { 201: envelopeSchema(record) },
-  },
-  update: {
-    body: { type: "object", properties: fields, minProperties: 1, additionalProperties: false },
-    response: { 200: envelopeSchema(record) },
-  },
+  create: { body: createBody, response: { 201: envelopeSchema(record) } },
+  update: { body: updateBody, response: { 200: envelopeSchema(record) } },
   remove: { response: { 200: deletedSchema } },
 };

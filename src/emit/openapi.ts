@@ -1,0 +1,545 @@
+import { pascalCase } from "../manifest/names.ts";
+import type { Field, Model, Query, Table, ValueKind } from "../model/types.ts";
+import { tableNames } from "../targets/tables.ts";
+import { paramValueSchema } from "./queries.ts";
+import { MAX_INT, idSchema, tableSchemas, type JsonSchema } from "./schemas.ts";
+
+/**
+ * The OpenAPI 3.1 document of each version of the API (`openapi/<version>.json` in the server):
+ * every route and custom query the version serves, with the JSON Schemas the server compiles
+ * (`tableSchemas`, shared with `src/schemas/<table>.ts`), every answer and its status, the key
+ * as an `apiKey` security scheme, and the manifest's descriptions.
+ */
+export function openApiDocuments(model: Model): Map<string, JsonSchema> {
+  return new Map(model.versions.map((version) => [version, openApiDocument(model, version)]));
+}
+
+/** The security scheme of the `X-API-SIGNATURE` header. */
+const SECURITY = "apiSignature";
+const QUERIES_TAG = "custom queries";
+const DOCUMENT_TAG = "OpenAPI";
+
+/** The fixed failure messages, by status (CONTRACT.md §3). */
+const FAILURES = {
+  401: [
+    "Unauthorized",
+    "Invalid or missing API signature key",
+    "The X-API-SIGNATURE header is missing or holds no key of the server.",
+  ],
+  404: ["NotFound", "Data not found", "No record has this id (or the id cannot exist)."],
+  408: ["RequestTimeout", "Request timeout", "The request's headers or body did not arrive in time."],
+  413: ["PayloadTooLarge", "Payload too large", "The body is larger than the server's BODY_LIMIT."],
+  415: ["UnsupportedMediaType", "Unsupported media type", "The body was sent with a Content-Type other than JSON."],
+  500: ["InternalError", "Internal server error", "Something unexpected failed; the details are in the server's log."],
+} as const;
+
+type Status = keyof typeof FAILURES;
+
+const ref = (kind: "schemas" | "responses" | "parameters", name: string) => ({ $ref: `#/components/${kind}/${name}` });
+const json = (schema: JsonSchema) => ({ "application/json": { schema } });
+
+/** The answer of a failure: the envelope with `success: false`, the message, and `data: []`. */
+function failureSchema(message: JsonSchema): JsonSchema {
+  return {
+    type: "object",
+    properties: {
+      success: { type: "boolean", const: false },
+      message: { type: "string", ...message },
+      data: { type: "array", maxItems: 0 },
+    },
+    required: ["success", "message", "data"],
+    additionalProperties: false,
+  };
+}
+
+/** The answer of a success: the envelope with its fixed message and the data. */
+function successSchema(message: string, data?: JsonSchema): JsonSchema {
+  return {
+    type: "object",
+    properties: {
+      success: { type: "boolean", const: true },
+      message: { type: "string", const: message },
+      ...(data && { data }),
+    },
+    required: ["success", "message", ...(data ? ["data"] : [])],
+    additionalProperties: false,
+  };
+}
+
+/** A 409 and its message. */
+function conflict(description: string, message: JsonSchema): JsonSchema {
+  return { description, content: json(failureSchema(message)) };
+}
+
+/** Responses of an operation: its own, then the failures every operation can meet, by status. */
+function responses(own: Record<number, JsonSchema>, failures: Status[]): Record<string, JsonSchema> {
+  const all: Record<number, JsonSchema> = { ...own, 401: ref("responses", FAILURES[401][0]) };
+  for (const status of [...failures, 408, 500] as Status[]) all[status] = ref("responses", FAILURES[status][0]);
+  return Object.fromEntries(
+    Object.keys(all)
+      .map(Number)
+      .sort((a, b) => a - b)
+      .map((status) => [String(status), all[status]!]),
+  );
+}
+
+const BAD_REQUEST = "BadRequest";
+
+// ---------------------------------------------------------------------------------------------
+// Operation names
+
+const IRREGULAR: Record<string, string> = { people: "person", children: "child", men: "man", women: "woman" };
+const UNCOUNTABLE = new Set(["data", "metadata", "news", "series", "species", "media", "info", "information"]);
+const US_WORDS = new Set(["status", "bonus", "campus", "virus", "bus", "census", "corpus", "focus", "syllabus"]);
+
+/** `posts` → `post`, `categories` → `category`: an English singular, for operation names. */
+export function singular(word: string): string {
+  if (IRREGULAR[word]) return IRREGULAR[word];
+  if (UNCOUNTABLE.has(word) || word.length < 3) return word;
+  if (word.endsWith("es") && US_WORDS.has(word.slice(0, -2))) return word.slice(0, -2);
+  if (/[^aeiou]ies$/.test(word)) return `${word.slice(0, -3)}y`;
+  if (/(ss|sh|ch|x|zz)es$/.test(word)) return word.slice(0, -2);
+  if (/(ss|us|is)$/.test(word)) return word;
+  if (word.endsWith("s")) return word.slice(0, -1);
+  return word;
+}
+
+/** `category_posts` → `CategoryPost`: a table's name in the singular, as operation names use it. */
+function singularPascal(table: string): string {
+  const parts = table.split("_");
+  parts[parts.length - 1] = singular(parts.at(-1)!);
+  return pascalCase(parts.join("_"));
+}
+
+type Action = "list" | "show" | "create" | "update" | "delete";
+
+/**
+ * Operation ids a client generator turns into good names: `listPosts`, `getPost`, `createPost`,
+ * `updatePost`, `deletePost`, `queryCategoryPosts`. Two tables whose names agree in the singular
+ * (`post`, `posts`) take their full names instead, and any id still taken gets a number.
+ */
+function operationIds(tables: Table[], queries: Query[]): (key: string) => string {
+  const verbs: Record<Action, string> = {
+    list: "list",
+    show: "get",
+    create: "create",
+    update: "update",
+    delete: "delete",
+  };
+  const wanted = new Map<string, string>();
+  const singulars = new Map<string, number>();
+  for (const table of tables)
+    singulars.set(singularPascal(table.name), (singulars.get(singularPascal(table.name)) ?? 0) + 1);
+  for (const table of tables) {
+    const shared = singulars.get(singularPascal(table.name))! > 1;
+    const one = shared ? `${pascalCase(table.name)}Record` : singularPascal(table.name);
+    for (const action of Object.keys(verbs) as Action[]) {
+      const noun = action === "list" ? pascalCase(table.name) : one;
+      wanted.set(`${table.name}.${action}`, `${verbs[action]}${noun}`);
+    }
+  }
+  for (const query of queries) wanted.set(`query.${query.name}`, `query${pascalCase(query.name)}`);
+  wanted.set("document", "getOpenApiDocument");
+  const taken = new Set<string>();
+  const ids = new Map<string, string>();
+  for (const [key, id] of wanted) {
+    let unique = id;
+    for (let n = 2; taken.has(unique); n++) unique = `${id}${n}`;
+    taken.add(unique);
+    ids.set(key, unique);
+  }
+  return (key) => ids.get(key)!;
+}
+
+// ---------------------------------------------------------------------------------------------
+// List parameters
+
+/** A query-string value of a kind, as list filters read it (`src/http/list.ts` of the server). */
+function valueSchema(kind: ValueKind): JsonSchema {
+  switch (kind) {
+    case "float":
+      return { type: "number" };
+    case "integer":
+      return { type: "integer", minimum: -MAX_INT - 1, maximum: MAX_INT };
+    case "uuid":
+      return { type: "string", format: "uuid" };
+    case "boolean":
+      return { type: "boolean" };
+    case "datetime":
+      return { type: "string", format: "date-time" };
+    default:
+      return { type: "string" };
+  }
+}
+
+const ORDERED: ReadonlySet<ValueKind> = new Set(["float", "integer", "text", "datetime"]);
+
+const OPERATORS: [string, (kind: ValueKind) => boolean, string][] = [
+  ["ne", () => true, "differs from the value (a null field matches no comparison)"],
+  ["gt", (kind) => ORDERED.has(kind), "is greater than the value"],
+  ["gte", (kind) => ORDERED.has(kind), "is greater than or equal to the value"],
+  ["lt", (kind) => ORDERED.has(kind), "is less than the value"],
+  ["lte", (kind) => ORDERED.has(kind), "is less than or equal to the value"],
+  ["in", () => true, "is one of the values, separated by commas"],
+  ["contains", (kind) => kind === "text", "contains the text, ignoring case"],
+  ["null", () => true, "is null (true) or is not (false)"],
+];
+
+/** The parameters of a list that are not filters, which take their names first. */
+const LIST_PARAMETERS: ReadonlySet<string> = new Set(["limit", "offset", "sort", "after", "count"]);
+
+/** The filters of a list: `<field>=<value>` and `<field>[<op>]=<value>` for every field, id included. */
+function filterParameters(table: Table): JsonSchema[] {
+  const fields: { name: string; kind: ValueKind }[] = [
+    { name: "id", kind: table.id === "uuid" ? "uuid" : "integer" },
+    ...table.fields.map((field: Field) => ({ name: field.name, kind: field.kind })),
+  ];
+  return fields.flatMap(({ name, kind }) => [
+    // A field named like a list parameter (`count`) is filtered with `count[ne]` and the like only.
+    ...(LIST_PARAMETERS.has(name)
+      ? []
+      : [{ name, in: "query", description: `Records whose ${name} equals the value.`, schema: valueSchema(kind) }]),
+    ...OPERATORS.filter(([, applies]) => applies(kind)).map(([operator, , meaning]) => ({
+      name: `${name}[${operator}]`,
+      in: "query",
+      description: `Records whose ${name} ${meaning}.`,
+      ...(operator === "in" && { style: "form", explode: false }),
+      schema:
+        operator === "in"
+          ? { type: "array", items: valueSchema(kind), minItems: 1 }
+          : operator === "null"
+            ? { type: "boolean" }
+            : operator === "contains"
+              ? { type: "string" }
+              : valueSchema(kind),
+    })),
+  ]);
+}
+
+function listParameters(table: Table): JsonSchema[] {
+  const sortable = ["id", ...table.fields.map((field) => field.name)];
+  return [
+    ref("parameters", "limit"),
+    ref("parameters", "offset"),
+    {
+      name: "sort",
+      in: "query",
+      description:
+        "Fields to order by, separated by commas, `-` before a field for descending; `id` breaks ties. " +
+        "Nulls come last ascending and first descending.",
+      style: "form",
+      explode: false,
+      schema: {
+        type: "array",
+        items: { type: "string", enum: sortable.flatMap((name) => [name, `-${name}`]) },
+        minItems: 1,
+      },
+    },
+    {
+      name: "after",
+      in: "query",
+      description:
+        "Keyset paging: the records after this id in id order (before it with `sort=-id`). " +
+        "Cannot be combined with `offset` or a sort on another field.",
+      schema: table.id === "uuid" ? valueSchema("uuid") : valueSchema("integer"),
+    },
+    ref("parameters", "count"),
+    ...filterParameters(table),
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// The document
+
+function idParameter(table: Table): JsonSchema {
+  return {
+    name: "id",
+    in: "path",
+    required: true,
+    description: `The record's id. An id that cannot exist on ${table.name} is answered like a missing one: 404.`,
+    schema: idSchema(table),
+  };
+}
+
+function tableOperations(table: Table, project: string, version: string, operationId: (key: string) => string) {
+  const { record } = tableNames(table.name);
+  const names = { record, create: `${pascalCase(table.name)}Create`, update: `${pascalCase(table.name)}Update` };
+  const base = `/${project}/${table.name}/${version}`;
+  const about = table.description ? `${table.description}\n\n` : "";
+  const unique = table.fields
+    .filter((field) => field.unique)
+    .map((field) => `Invalid request: ${field.name} already exists`);
+  const uniqueConflict: Record<number, JsonSchema> =
+    unique.length > 0 ? { 409: conflict("A unique field holds a value another record has.", { enum: unique }) } : {};
+  const referrers = [...new Set(table.referencedBy.map((reference) => reference.table))];
+  const tags = [table.name];
+  const recordAnswer = (message: string, description: string) => ({
+    description,
+    content: json(successSchema(message, ref("schemas", names.record))),
+  });
+  const body = (name: string, description: string) => ({
+    required: true,
+    description,
+    content: json(ref("schemas", name)),
+  });
+
+  return {
+    [`${base}/list`]: {
+      get: {
+        operationId: operationId(`${table.name}.list`),
+        summary: `List ${table.name} records`,
+        description:
+          `${about}Without parameters: every record, in id order. With them: a page, filtered (the filters ` +
+          "combine with AND), sorted, counted. Bad parameters are one 400 naming every problem.",
+        tags,
+        parameters: listParameters(table),
+        responses: responses(
+          {
+            200: {
+              description: "The records, in id order unless sorted.",
+              headers: {
+                "X-Total-Count": {
+                  description: "With `count=true`: how many records the filters match.",
+                  schema: { type: "integer", minimum: 0 },
+                },
+                Link: {
+                  description: 'When `limit` cut the page: `<url>; rel="next"`, the next page.',
+                  schema: { type: "string" },
+                },
+              },
+              content: json(successSchema("Data found.", { type: "array", items: ref("schemas", names.record) })),
+            },
+            400: ref("responses", BAD_REQUEST),
+          },
+          [],
+        ),
+      },
+    },
+    [`${base}/show/{id}`]: {
+      get: {
+        operationId: operationId(`${table.name}.show`),
+        summary: `Get a ${table.name} record`,
+        ...(about && { description: table.description }),
+        tags,
+        parameters: [idParameter(table)],
+        responses: responses({ 200: recordAnswer("Data found.", "The record.") }, [404]),
+      },
+    },
+    [`${base}/create`]: {
+      post: {
+        operationId: operationId(`${table.name}.create`),
+        summary: `Create a ${table.name} record`,
+        description:
+          `${about}The server assigns the id; a field left out takes its default, or null. ` +
+          "Every problem of the body is reported at once, in one 400.",
+        tags,
+        requestBody: body(names.create, "The new record's fields."),
+        responses: responses(
+          {
+            201: recordAnswer("Record created successfully.", "The created record, with its id."),
+            400: ref("responses", BAD_REQUEST),
+            ...uniqueConflict,
+          },
+          [413, 415],
+        ),
+      },
+    },
+    [`${base}/update/{id}`]: {
+      post: {
+        operationId: operationId(`${table.name}.update`),
+        summary: `Update a ${table.name} record`,
+        description: `${about}Changes the fields the body names (at least one); the others keep their values.`,
+        tags,
+        parameters: [idParameter(table)],
+        requestBody: body(names.update, "The fields to change."),
+        responses: responses(
+          {
+            200: recordAnswer("Record updated successfully.", "The whole record, as updated."),
+            400: ref("responses", BAD_REQUEST),
+            ...uniqueConflict,
+          },
+          [404, 413, 415],
+        ),
+      },
+    },
+    [`${base}/delete/{id}`]: {
+      delete: {
+        operationId: operationId(`${table.name}.delete`),
+        summary: `Delete a ${table.name} record`,
+        ...(about && { description: table.description }),
+        tags,
+        parameters: [idParameter(table)],
+        responses: responses(
+          {
+            200: { description: "Deleted.", content: json(successSchema("Record deleted successfully.")) },
+            400: ref("responses", BAD_REQUEST),
+            409: conflict(
+              "Other records refer to this one (onDelete: restrict): the message names their tables.",
+              referencedMessages(referrers),
+            ),
+          },
+          // A delete needs no body, but one sent is read like any other (400, 413, 415).
+          [404, 413, 415],
+        ),
+      },
+    },
+  };
+}
+
+/**
+ * The messages of a refused delete: the referring tables that hold the id, in the manifest's order
+ * and joined with commas, or `other records` for tables the manifest does not know.
+ */
+function referencedMessages(referrers: string[]): JsonSchema {
+  if (referrers.length > 4) return { pattern: "^Record is referenced by " };
+  const subsets: string[][] = [[]];
+  for (const table of referrers) for (const subset of [...subsets]) subsets.push([...subset, table]);
+  const named = subsets.filter((subset) => subset.length > 0).sort((a, b) => a.length - b.length);
+  const tables = [...named.map((subset) => subset.join(", ")), "other records"];
+  return { enum: tables.map((names) => `Record is referenced by ${names}`) };
+}
+
+function queryOperation(query: Query, project: string, version: string, operationId: (key: string) => string) {
+  return {
+    [`/${project}/${version}/${query.name}`]: {
+      get: {
+        operationId: operationId(`query.${query.name}`),
+        summary: `Run the ${query.name} query`,
+        ...(query.description && { description: query.description }),
+        tags: [QUERIES_TAG],
+        parameters: query.params.map((param) => ({
+          name: param.name,
+          in: "query",
+          required: true,
+          description: `Bound to :${param.name} (${param.type}).`,
+          schema: paramValueSchema(param),
+        })),
+        responses: responses(
+          {
+            200: {
+              description: "The rows, keyed by the query's output columns.",
+              content: json(
+                successSchema("Data found.", { type: "array", items: { type: "object", additionalProperties: true } }),
+              ),
+            },
+            400: ref("responses", BAD_REQUEST),
+          },
+          [],
+        ),
+      },
+    },
+  };
+}
+
+function description(model: Model, version: string): string {
+  return [
+    `The REST API of the ${model.project} project, version ${version}, generated by tablegen.`,
+    "",
+    "Every request carries the API signature key in the `X-API-SIGNATURE` header. Every answer is JSON in " +
+      "one envelope: `success`, `message` and `data` (a record or a list of them; a delete has none). " +
+      "A failure has `success: false`, a message saying why and `data: []`.",
+    "",
+    "Records carry every field, `id` first; an unset field is null. DATETIME values are answered as " +
+      "`YYYY-MM-DDTHH:MM:SSZ` and accepted as RFC 3339 date-times with a time zone.",
+    "",
+    "Beyond the operations below, an unknown path is a 404 (`Data not found`), a known path asked with " +
+      "another method a 405 (`Method not allowed`), and request headers too large a 431.",
+  ].join("\n");
+}
+
+export function openApiDocument(model: Model, version: string): JsonSchema {
+  const tables = model.tables.filter((table) => table.versions.includes(version));
+  const queries = model.queries.filter((query) => query.versions.includes(version));
+  const operationId = operationIds(tables, queries);
+  const schemas: Record<string, JsonSchema> = {};
+  for (const table of tables) {
+    const { record, create, update } = tableSchemas(table);
+    schemas[tableNames(table.name).record] = record;
+    schemas[`${pascalCase(table.name)}Create`] = create;
+    schemas[`${pascalCase(table.name)}Update`] = update;
+  }
+  const failureResponses: Record<string, JsonSchema> = {
+    [BAD_REQUEST]: {
+      description: "The request is not valid: the message lists every problem, joined with `; `.",
+      content: json(failureSchema({ pattern: "^Invalid request: " })),
+    },
+  };
+  for (const [name, message, text] of Object.values(FAILURES)) {
+    failureResponses[name] = { description: text, content: json(failureSchema({ const: message })) };
+  }
+
+  const document = {
+    openapi: "3.1.0",
+    info: { title: `${model.project} API`, version, description: description(model, version) },
+    servers: [{ url: "../..", description: "The server this document comes from" }],
+    security: [{ [SECURITY]: [] }],
+    tags: [
+      ...tables.map((table) => ({ name: table.name, description: table.description ?? `The ${table.name} table.` })),
+      ...(queries.length > 0 ? [{ name: QUERIES_TAG, description: "Read-only SQL queries of the project." }] : []),
+      { name: DOCUMENT_TAG, description: "This document." },
+    ],
+    paths: {
+      ...Object.assign({}, ...tables.map((table) => tableOperations(table, model.project, version, operationId))),
+      ...Object.assign({}, ...queries.map((query) => queryOperation(query, model.project, version, operationId))),
+      [`/${model.project}/${version}/openapi.json`]: {
+        get: {
+          operationId: operationId("document"),
+          summary: `The OpenAPI document of ${version}`,
+          description: "This document. With `API_DOCS=on` the server answers it without the key.",
+          tags: [DOCUMENT_TAG],
+          responses: responses(
+            { 200: { description: "The document.", content: json({ type: "object", additionalProperties: true }) } },
+            [],
+          ),
+        },
+      },
+    },
+    components: {
+      securitySchemes: {
+        [SECURITY]: {
+          type: "apiKey",
+          in: "header",
+          name: "X-API-SIGNATURE",
+          description: "The project's API signature key (API_SIGNATURE_KEY of the server).",
+        },
+      },
+      parameters: {
+        limit: {
+          name: "limit",
+          in: "query",
+          description: "Page size. A page cut by the limit carries a `Link` header to the next one.",
+          schema: { type: "integer", minimum: 1, maximum: 1000 },
+        },
+        offset: {
+          name: "offset",
+          in: "query",
+          description: "Records to skip before the page.",
+          schema: { type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+        },
+        count: {
+          name: "count",
+          in: "query",
+          description: "`true` adds `X-Total-Count`, the number of records the filters match.",
+          schema: { type: "boolean" },
+        },
+      },
+      schemas,
+      responses: failureResponses,
+    },
+  };
+  return withoutUnusedComponents(document);
+}
+
+/** The document without the shared parameters and responses none of its operations refers to. */
+function withoutUnusedComponents<T extends { paths: object; components: Record<string, object> }>(document: T): T {
+  const used = new Set([...JSON.stringify(document.paths).matchAll(/"\$ref":"([^"]+)"/g)].map((match) => match[1]));
+  const components: Record<string, object> = {};
+  for (const [kind, entries] of Object.entries(document.components)) {
+    const kept =
+      kind === "parameters" || kind === "responses"
+        ? Object.fromEntries(Object.entries(entries).filter(([name]) => used.has(`#/components/${kind}/${name}`)))
+        : entries;
+    if (Object.keys(kept).length > 0) components[kind] = kept;
+  }
+  return { ...document, components };
+}
