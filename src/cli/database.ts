@@ -30,7 +30,8 @@ const DRIVERS: Record<DatabaseKind, Driver> = {
     async connect(url, outDir, readonly) {
       const file = sqlitePath(url, outDir);
       if (!existsSync(file)) return undefined;
-      const db = new Database(file, { readonly });
+      // As long as the migrations themselves wait for a write in progress (src/runtime/sqlite-prisma-adapter.ts).
+      const db = new Database(file, { readonly, timeout: 10_000 });
       return {
         value: async (sql) => db.prepare(sql).pluck().get(),
         rows: async (sql) => db.prepare(sql).all() as Record<string, unknown>[],
@@ -102,7 +103,8 @@ export async function forgetFailedMigrations(database: DatabaseKind, url: string
   try {
     const failed = "FROM _prisma_migrations WHERE finished_at IS NULL AND rolled_back_at IS NULL";
     const names = (await connection.rows(`SELECT migration_name ${failed}`)).map((row) => String(row.migration_name));
-    await connection.run(`DELETE ${failed}`);
+    // Nothing to forget needs no write (on SQLite, a write would wait for whatever holds the lock).
+    if (names.length > 0) await connection.run(`DELETE ${failed}`);
     return names;
   } finally {
     await connection.close();

@@ -6,7 +6,7 @@ import { emitMigration, MIGRATIONS, migrationFolderName } from "../emit/migratio
 import { emitPrismaSchema } from "../emit/prisma-schema.ts";
 import { UserError } from "../errors.ts";
 import type { Database } from "../manifest/schema.ts";
-import { planMigration, type MigrationPlan } from "../migrate/plan.ts";
+import { changesOldServersMayFailOn, planMigration, type MigrationPlan } from "../migrate/plan.ts";
 import { describeRisk, riskCountSql } from "../migrate/risks.ts";
 import { targetFor, type Target } from "../targets/index.ts";
 import { afterMigrations, countRows, forgetFailedMigrations } from "./database.ts";
@@ -75,6 +75,11 @@ export async function migrate(
     for (const change of plan.changes) log(`  ${change}`);
   }
   if (options.createOnly || !url) return;
+  const breaking = written ? changesOldServersMayFailOn(plan) : [];
+  if (breaking.length > 0)
+    log(
+      `Note: until it is restarted onto the new schema, a server still running the previous code may fail on: ${breaking.join("; ")}.`,
+    );
 
   try {
     await deployMigrations(outDir, url);
@@ -82,8 +87,10 @@ export async function migrate(
     const failed = await forgetFailedMigrations(model.database, url, outDir);
     if (written) removeCreated(outDir, written);
     const reason = (error as Error).message.replace(/^prisma migrate deploy failed: /, "");
-    const which = failed.length > 0 ? `migration ${failed.join(", ")}` : "migration";
-    throw new UserError(`the ${which} failed and was rolled back, the database is unchanged: ${reason}`);
+    if (failed.length === 0) throw new UserError(`no migration was applied: ${reason}`);
+    throw new UserError(
+      `the migration ${failed.join(", ")} failed and was rolled back, the database is unchanged: ${reason}`,
+    );
   }
   afterMigrations(model.database, url, outDir);
   log(`Applied pending migrations to ${redactPassword(url)}.`);

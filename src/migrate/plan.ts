@@ -27,6 +27,15 @@ export interface MigrationPlan {
 }
 
 /**
+ * The changes a server still running the code before them may fail on until it is restarted:
+ * every change but additions (its statements name its own columns, and a new column is filled by
+ * its default or left null).
+ */
+export function changesOldServersMayFailOn(plan: MigrationPlan): string[] {
+  return plan.changes.filter((change) => !/: (table added|field added|index on .+ (added|removed))$/.test(change));
+}
+
+/**
  * What a manifest change does to the database: renames, risks to data, and what is refused.
  * `previous` is the (validated) manifest of the latest migration, `next` the manifest now and its model.
  */

@@ -30,7 +30,7 @@ export const sqlite: Target = {
   // wal.ts: `npm run migrate` switches the database file to WAL mode once.
   files: [...DATABASE_MODULES, "wal.ts"],
   templates: { "src/columns.ts": "columns.ts.hbs" },
-  runtimeFiles: {},
+  runtimeFiles: { "src/prisma-adapter.ts": "sqlite-prisma-adapter.ts" },
   dependencies: ["@prisma/adapter-better-sqlite3", "better-sqlite3"],
   devDependencies: ["@types/better-sqlite3"],
   migrateScript: "prisma migrate deploy && npm run -s transpile && node dist/wal.js",
@@ -79,7 +79,7 @@ function wrapMigration(sql: string): string {
     .trim();
   return [
     "PRAGMA foreign_keys=OFF;",
-    "BEGIN;",
+    "BEGIN IMMEDIATE;",
     "",
     body,
     "",

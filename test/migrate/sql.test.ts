@@ -333,7 +333,7 @@ describe("wrapSqliteMigration", () => {
     expect(wrapSqliteMigration(`ALTER TABLE "users" ADD COLUMN "age" INTEGER;\n`)).toBe(
       [
         "PRAGMA foreign_keys=OFF;",
-        "BEGIN;",
+        "BEGIN IMMEDIATE;",
         "",
         `ALTER TABLE "users" ADD COLUMN "age" INTEGER;`,
         "",
@@ -359,7 +359,7 @@ describe("wrapSqliteMigration", () => {
     expect(wrapSqliteMigration(prisma)).toBe(
       [
         "PRAGMA foreign_keys=OFF;",
-        "BEGIN;",
+        "BEGIN IMMEDIATE;",
         "",
         "-- RedefineTables",
         `CREATE TABLE "new_users" ("id" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT, "name" TEXT NOT NULL);`,

@@ -29,6 +29,9 @@ async function runPrisma(args: string[], options: { cwd: string; env?: Record<st
 
 /** The error Prisma reports, without its banners and warnings. */
 function prismaError(output: string): string {
+  // SQLITE_BUSY, which the adapter names in a way the engine does not know.
+  if (output.includes("unknown variant `SocketTimeout`"))
+    return "the database is locked by another process: a write held it for over 10 seconds";
   const lines = output.split("\n");
   const start = lines.findIndex((line) => line.startsWith("Error"));
   if (start === -1) return output.trim();

@@ -1,0 +1,102 @@
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { FIRST, postgresUrl, project, serve, tablegen, type Envelope } from "./scenario.ts";
+
+// `tablegen migrate` while the server runs: an additive change applies under load and the running
+// server answers every request meanwhile; a change the old server may fail on is named before it is
+// applied; on SQLite, a write lock held too long is one clear message, and nothing is applied.
+
+const GROWN = FIRST.replace(
+  "      notes: { type: TEXT, maxLength: 20 }\n",
+  "      notes: { type: TEXT, maxLength: 20 }\n      city: TEXT\n      vip: { type: BOOLEAN, required: true, default: false }\n",
+).concat("  coupons:\n    fields:\n      code: { type: TEXT, required: true, unique: true }\n");
+
+for (const database of ["sqlite", "postgresql"] as const) {
+  describe.skipIf(database === "postgresql" && !postgresUrl)(`migrate on a live ${database} server`, () => {
+    it("applies an additive change under load, with no failed request before, during or after it", async (context) => {
+      const { dir, db, write } = await project(database, FIRST);
+      expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
+      expect((await tablegen(["migrate"], dir)).exitCode).toBe(0);
+      const { api } = await serve(dir, db, context);
+      const first = (await api.post("/customers/v1/create", { name: "Ada" })).body as Envelope<{ id: number }>;
+
+      // Four clients reading and writing without pause, from before the migration to after it.
+      let running = true;
+      const statuses: number[] = [];
+      const client = async (worker: number) => {
+        for (let request = 0; running; request++) {
+          const answer =
+            request % 3 === 0
+              ? await api.post("/customers/v1/create", { name: `C${worker}-${request}` })
+              : request % 3 === 1
+                ? await api.get(`/customers/v1/show/${first.data.id}`)
+                : await api.get("/customers/v1/list?limit=20");
+          statuses.push(answer.status);
+        }
+      };
+      const load = Promise.all([0, 1, 2, 3].map(client));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+
+      await write(GROWN);
+      const migrated = await tablegen(["migrate"], dir);
+      expect(migrated.exitCode, migrated.stderr).toBe(0);
+      expect(migrated.stdout).toContain("Applied pending migrations");
+      expect(migrated.stdout).not.toContain("Note:");
+      const during = statuses.length;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      running = false;
+      await load;
+
+      expect(during).toBeGreaterThan(20);
+      expect(statuses.length).toBeGreaterThan(during);
+      expect(statuses.filter((status) => status !== 200 && status !== 201)).toEqual([]);
+    }, 90_000);
+
+    it("names the changes a server still running the old code may fail on, before applying them", async () => {
+      const { dir, write } = await project(database, FIRST);
+      expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
+      expect((await tablegen(["migrate"], dir)).exitCode).toBe(0);
+      await write(
+        FIRST.replace("      phone: PHONE\n", "").replace(
+          "      total: NUMBER\n",
+          "      total: { type: NUMBER, integer: true }\n",
+        ),
+      );
+      const migrated = await tablegen(["migrate", "--accept-data-loss"], dir);
+      expect(migrated.exitCode, migrated.stderr).toBe(0);
+      const note = migrated.stdout.indexOf(
+        "Note: until it is restarted onto the new schema, a server still running the previous code may fail on: customers.phone: field removed; orders.total: type changed.",
+      );
+      expect(note, migrated.stdout).toBeGreaterThan(-1);
+      expect(note).toBeLessThan(migrated.stdout.indexOf("Applied pending migrations"));
+    }, 90_000);
+
+    it.runIf(database === "sqlite")(
+      "says the database is locked, and applies nothing, when a write holds it past the wait",
+      async () => {
+        const { dir, write } = await project(database, FIRST);
+        expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
+        expect((await tablegen(["migrate"], dir)).exitCode).toBe(0);
+        const holder = new Database(join(dir, "server", "live.db"));
+        holder.exec("BEGIN IMMEDIATE");
+        try {
+          await write(GROWN);
+          const migrated = await tablegen(["migrate"], dir);
+          expect(migrated.exitCode).toBe(1);
+          expect(migrated.stderr).toBe(
+            "tablegen: no migration was applied: the database is locked by another process: a write held it for over 10 seconds",
+          );
+        } finally {
+          holder.exec("COMMIT");
+          holder.close();
+        }
+        // The migration folder it wrote is gone with it; the next run, unhindered, applies the change.
+        const again = await tablegen(["migrate"], dir);
+        expect(again.exitCode, again.stderr).toBe(0);
+        expect(again.stdout).toContain("coupons: table added");
+      },
+      60_000,
+    );
+  });
+}
