@@ -136,6 +136,62 @@ describe("tablegen generate", () => {
     expect(await readdir(join(server, "src/custom"))).toEqual([]);
   });
 
+  it.each(["sqlite", "postgresql"] as const)(
+    "prepares each custom query against the tables on %s first: the database's own words, located, nothing written",
+    { timeout: 60_000 },
+    async (database) => {
+      const dir = await scratchDir(`cli-query-${database}`);
+      const queries = `queries:
+  cheap:
+    params: { most: NUMBER }
+    sql: SELECT p.id, p.nmae FROM products p WHERE p.id <= :most
+  spend:
+    sql: SELECT sum(o.total) AS spent FROM orderz o
+`;
+      await writeFile(
+        join(dir, "tablegen.yaml"),
+        `${MANIFEST.replace("project: shop\n", `project: shop\ndatabase: ${database}\n`)}${queries}`,
+      );
+      const result = await tablegen(["generate"], dir);
+      expect(result.exitCode).toBe(1);
+      expect(result.stderr).toBe(
+        database === "sqlite"
+          ? [
+              "tablegen: tablegen.yaml: 2 problems:",
+              "  tablegen.yaml:13:10 queries.cheap.sql: no such column: p.nmae",
+              "  tablegen.yaml:15:10 queries.spend.sql: no such table: orderz",
+            ].join("\n")
+          : [
+              "tablegen: tablegen.yaml: 2 problems:",
+              "  tablegen.yaml:13:10 queries.cheap.sql: column p.nmae does not exist",
+              '  tablegen.yaml:15:10 queries.spend.sql: relation "orderz" does not exist',
+            ].join("\n"),
+      );
+      expect(existsSync(join(dir, "server"))).toBe(false);
+    },
+  );
+
+  it("refuses, before touching the database, a query still naming a field renamed with renamedFrom", async () => {
+    const dir = await scratchDir("cli-query-rename");
+    const queries = "queries:\n  named:\n    sql: SELECT name FROM products\n";
+    await writeFile(join(dir, "tablegen.yaml"), MANIFEST + queries);
+    expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
+    await writeFile(
+      join(dir, "tablegen.yaml"),
+      MANIFEST.replace(
+        "      name: { type: TEXT, required: true }",
+        "      title: { type: TEXT, required: true, renamedFrom: name }",
+      ) + queries,
+    );
+    const migrated = await tablegen(["migrate"], dir);
+    expect(migrated.exitCode).toBe(1);
+    expect(migrated.stderr).toBe(
+      "tablegen: tablegen.yaml: 1 problem:\n  tablegen.yaml:11:10 queries.named.sql: no such column: name",
+    );
+    expect(await readdir(join(dir, "server/prisma/migrations"))).toHaveLength(2);
+    expect(existsSync(join(dir, "server/data.db"))).toBe(false);
+  });
+
   it("refuses an invalid manifest with exit 1 and writes nothing", async () => {
     const dir = await scratchDir("cli-invalid");
     await writeFile(

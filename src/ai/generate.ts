@@ -1,6 +1,7 @@
 import type { ChatCompletion, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { UserError } from "../errors.ts";
 import { compileManifest } from "../model/index.ts";
+import type { Model } from "../model/types.ts";
 import { formatPath, ManifestError } from "../manifest/validate.ts";
 import type { Database, RawManifest } from "../manifest/schema.ts";
 import { repairMessage, SYSTEM_PROMPT } from "./prompt.ts";
@@ -33,6 +34,8 @@ export interface DraftSettings {
   overrides?: { project?: string; database?: Database };
   /** Told before each request: 0 for a draft, n for the n-th repair. */
   onRequest?: (repair: number) => void;
+  /** Prepares a valid draft's custom queries against its tables: what their database refuses is repaired too. */
+  checkQueries?: (model: Model) => Promise<{ query: string; message: string }[]>;
 }
 
 export interface Draft {
@@ -75,7 +78,7 @@ export async function draftManifest(
     settings.onRequest?.(repair);
     const { content, data } = await ask(conversation, settings);
     conversation.push({ role: "assistant", content });
-    const checked = check(data, settings);
+    const checked = await check(data, settings);
     if ("manifest" in checked) return { ...checked, repairs: repair, messages: conversation };
     problems = checked.problems;
   }
@@ -120,13 +123,17 @@ function unfenced(content: string): string {
 }
 
 /** The model's JSON → a valid manifest and its text, or the problems to send back. */
-function check(data: unknown, settings: DraftSettings): Omit<Draft, "repairs" | "messages"> | { problems: string[] } {
+async function check(
+  data: unknown,
+  settings: DraftSettings,
+): Promise<Omit<Draft, "repairs" | "messages"> | { problems: string[] }> {
   const { manifest, problems } = fromAiForm(data);
   const shapeProblems = problems.map(({ path, message }) => `${formatPath(path)}: ${message}`);
   const overridden = isRecord(manifest) ? { ...manifest, ...definedOnly(settings.overrides ?? {}) } : manifest;
   const text = manifestText(overridden, settings.file, settings.comment);
+  let model: Model;
   try {
-    compileManifest(settings.file, text);
+    model = compileManifest(settings.file, text).model;
   } catch (error) {
     if (error instanceof ManifestError) {
       // Each problem is located in a text the model never saw: its path says where.
@@ -137,6 +144,9 @@ function check(data: unknown, settings: DraftSettings): Omit<Draft, "repairs" | 
     throw error;
   }
   if (shapeProblems.length > 0) return { problems: shapeProblems };
+  const queryProblems = (await settings.checkQueries?.(model)) ?? [];
+  if (queryProblems.length > 0)
+    return { problems: queryProblems.map(({ query, message }) => `queries.${query}.sql: ${message}`) };
   return { manifest: overridden as RawManifest, text };
 }
 

@@ -14,6 +14,7 @@ import {
 import { summary } from "../ai/summary.ts";
 import { UserError } from "../errors.ts";
 import { openaiCompletion } from "./openai.ts";
+import { checkQueries } from "./queries.ts";
 import { shownPath } from "./paths.ts";
 
 /** The options of `tablegen ai` (and of `init --ai`, which writes to its own tablegen.yaml). */
@@ -50,7 +51,7 @@ export function aiSettings(options: AiOptions): AiSettings {
   }
   const model = options.model?.trim() || process.env.TABLEGEN_AI_MODEL?.trim() || DEFAULT_MODEL;
   // The SDK reads OPENAI_BASE_URL itself.
-  return { complete: openaiCompletion({ apiKey, model, timeoutSeconds }), model, maxRepairs };
+  return { complete: openaiCompletion({ apiKey, model, timeoutSeconds }), model, maxRepairs, checkQueries };
 }
 
 function urlProtocol(text: string): string {

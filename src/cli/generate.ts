@@ -7,7 +7,7 @@ import type { RawManifest } from "../manifest/schema.ts";
 import type { Model } from "../model/types.ts";
 import { targetFor } from "../targets/index.ts";
 import type { FileTree } from "../tree/file-tree.ts";
-import { existingMigrations, loadSources, readManifestFile } from "./host.ts";
+import { assertQueries, existingMigrations, loadSources, readManifestFile } from "./host.ts";
 import { diffSchemas } from "./prisma/run.ts";
 import { compareTree, previousOutput, writeOutput } from "./writer.ts";
 
@@ -25,11 +25,16 @@ export interface GenerateResult {
 /** `tablegen generate`: manifest → server files (or, with --check, a comparison with them). */
 export async function generate(options: GenerateOptions): Promise<GenerateResult> {
   const compiled = readManifestFile(options.manifest);
+  // The custom queries are prepared in a scratch database while the files are emitted.
+  const checked = assertQueries(compiled, options.manifest);
+  checked.catch(() => undefined); // awaited below, before anything is compared or written
   const outDir = resolve(options.out);
   const shown = relative(process.cwd(), outDir) || ".";
 
   if (options.check) {
-    const differences = compareTree(outDir, await emit(compiled.model, options.manifest, outDir));
+    const emitted = await emit(compiled.model, options.manifest, outDir);
+    await checked;
+    const differences = compareTree(outDir, emitted);
     if (differences.length === 0) return { ok: true, summary: `${shown} is up to date with ${options.manifest}` };
     const lines = differences.map(({ path, status }) => `  ${status.padEnd(7)} ${path}`);
     const diffs = differences.map(({ diff }) => diff.trimEnd());
@@ -47,6 +52,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   }
 
   const { tree, migration } = await generateServer(outDir, compiled, options.manifest);
+  await checked;
   // Your folder: a starter when there is none, and never anything else.
   const starter = existsSync(join(outDir, CUSTOM)) ? undefined : emitCustomStarter(compiled.model, loadSources());
   const created = new Map([...(migration?.files ?? []), ...(starter ?? [])]);

@@ -5,9 +5,10 @@ import { MIGRATIONS, SNAPSHOT } from "../emit/migration.ts";
 import { UserError } from "../errors.ts";
 import { parseManifest } from "../manifest/load.ts";
 import type { RawManifest } from "../manifest/schema.ts";
-import { validateManifest } from "../manifest/validate.ts";
+import { ManifestError, validateManifest } from "../manifest/validate.ts";
 import { compileManifest, type Compiled } from "../model/index.ts";
 import { packagePath } from "./paths.ts";
+import { checkQueries } from "./queries.ts";
 
 /**
  * The files the CLI reads for the pure layers below it: tablegen's own sources (templates,
@@ -57,6 +58,29 @@ export function readManifestFile(file: string): Compiled {
   return compileManifest(
     file,
     readUserFile(file, "a manifest file", 'manifest not found (run "tablegen init" to create one)'),
+  );
+}
+
+/**
+ * A manifest read and compiled, its custom queries prepared against its tables (src/cli/queries.ts):
+ * what a query's database refuses is a manifest problem like any other, located at its SQL.
+ */
+export async function readCheckedManifest(file: string): Promise<Compiled> {
+  const compiled = readManifestFile(file);
+  await assertQueries(compiled, file);
+  return compiled;
+}
+
+/** Throws the manifest problems of a compiled manifest's custom queries, if any. */
+export async function assertQueries(compiled: Compiled, file: string): Promise<void> {
+  const problems = await checkQueries(compiled.model);
+  if (problems.length === 0) return;
+  throw new ManifestError(
+    file,
+    problems.map(({ query, message }) => {
+      const { line, column } = compiled.locate!(["queries", query, "sql"]);
+      return `${file}:${line}:${column} queries.${query}.sql: ${message}`;
+    }),
   );
 }
 

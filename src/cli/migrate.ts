@@ -11,7 +11,7 @@ import { describeRisk, riskCountSql } from "../migrate/risks.ts";
 import { targetFor, type Target } from "../targets/index.ts";
 import { afterMigrations, countRows, forgetFailedMigrations } from "./database.ts";
 import { databaseUrlFor } from "./env.ts";
-import { existingMigrations, latestSchema, latestSnapshot, loadSources, readManifestFile } from "./host.ts";
+import { existingMigrations, latestSchema, latestSnapshot, loadSources, readCheckedManifest } from "./host.ts";
 import { deployMigrations, diffSchemas } from "./prisma/run.ts";
 import { compareTree, previousOutput, removeCreated, writeOutput } from "./writer.ts";
 
@@ -29,7 +29,7 @@ export async function migrate(
   interactive: boolean,
   log: (line: string) => void,
 ): Promise<void> {
-  const compiled = readManifestFile(options.manifest);
+  const compiled = await readCheckedManifest(options.manifest);
   const { manifest, model } = compiled;
   const target = targetFor(model.database);
   const outDir = resolve(options.out);

@@ -1,4 +1,4 @@
-import { parseManifest } from "../manifest/load.ts";
+import { parseManifest, type ManifestSource } from "../manifest/load.ts";
 import type { RawManifest } from "../manifest/schema.ts";
 import { validateManifest } from "../manifest/validate.ts";
 import { buildModel } from "./build.ts";
@@ -8,6 +8,8 @@ import type { Model } from "./types.ts";
 export interface Compiled {
   manifest: RawManifest;
   model: Model;
+  /** Where in the manifest's file a value is written, for problems found later (custom queries). */
+  locate?: ManifestSource["locate"];
 }
 
 /**
@@ -15,6 +17,7 @@ export interface Compiled {
  * ManifestError listing every problem, each located in `file`.
  */
 export function compileManifest(file: string, text: string): Compiled {
-  const manifest = validateManifest(parseManifest(file, text));
-  return { manifest, model: buildModel(manifest) };
+  const source = parseManifest(file, text);
+  const manifest = validateManifest(source);
+  return { manifest, model: buildModel(manifest), locate: source.locate };
 }

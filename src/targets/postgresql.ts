@@ -2,7 +2,7 @@ import type { Field, Model, Table } from "../model/types.ts";
 import type { Rename } from "../migrate/plan.ts";
 import { positionalSql } from "../manifest/sql.ts";
 import { renamedIndexes } from "./renames.ts";
-import { quote, statement } from "./sql.ts";
+import { quote, scratchTables, statement } from "./sql.ts";
 import { defaultDateTime, tableContext, type Storage } from "./tables.ts";
 import { DATABASE_MODULES, type Target } from "./target.ts";
 
@@ -59,6 +59,19 @@ export const postgresql: Target = {
       query.sql,
       query.params.map((param) => param.name),
     ),
+
+  scratchSchema: (model) =>
+    scratchTables(model, {
+      id: { number: "SERIAL PRIMARY KEY", uuid: "UUID PRIMARY KEY" },
+      types: {
+        float: "DOUBLE PRECISION",
+        integer: "INTEGER",
+        uuid: "UUID",
+        text: "TEXT",
+        boolean: "BOOLEAN",
+        datetime: "TIMESTAMPTZ(0)",
+      },
+    }),
 
   migrationScript: (sql) => `BEGIN;\n\n${sql.trim()}\n\nCOMMIT;\n`,
   renameSql,

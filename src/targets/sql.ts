@@ -1,5 +1,7 @@
 /** SQL text as generated servers and migrations carry it: quoted names, and statements laid out to be read. */
 
+import type { Model, ValueKind } from "../model/types.ts";
+
 export const quote = (name: string) => `"${name}"`;
 
 /** Longest single-line statement; longer ones are laid out one clause per line. */
@@ -29,4 +31,23 @@ export function statement(clauses: string[]): string {
 /** The column list every statement of a table returns, `id` first. */
 export function columnList(columns: string[]): string {
   return sqlList(columns.map(quote));
+}
+
+/** Column types of a database, by the model's value kinds and id kinds. */
+export interface ScratchTypes {
+  id: Record<"number" | "uuid", string>;
+  types: Record<ValueKind, string>;
+}
+
+/** The model's tables as CREATE TABLE statements: what a custom query can name, typed. */
+export function scratchTables(model: Model, { id, types }: ScratchTypes): string {
+  return model.tables
+    .map((table) => {
+      const columns = [
+        `${quote("id")} ${id[table.id]}`,
+        ...table.fields.map((field) => `${quote(field.name)} ${types[field.kind]}${field.required ? " NOT NULL" : ""}`),
+      ];
+      return `CREATE TABLE ${quote(table.name)} (${columns.join(", ")});`;
+    })
+    .join("\n");
 }

@@ -1,7 +1,7 @@
 import type { Field, Model, Table } from "../model/types.ts";
 import type { Rename } from "../migrate/plan.ts";
 import { renamedIndexes } from "./renames.ts";
-import { quote } from "./sql.ts";
+import { quote, scratchTables } from "./sql.ts";
 import { TS_TYPES, defaultDateTime, tableContext, type Storage } from "./tables.ts";
 import { DATABASE_MODULES, type Target } from "./target.ts";
 
@@ -60,6 +60,11 @@ export const sqlite: Target = {
   },
 
   querySql: (query) => query.sql,
+  scratchSchema: (model) =>
+    scratchTables(model, {
+      id: { number: "INTEGER PRIMARY KEY", uuid: "TEXT PRIMARY KEY" },
+      types: { float: "REAL", integer: "INTEGER", uuid: "TEXT", text: "TEXT", boolean: "BOOLEAN", datetime: "DATETIME" },
+    }),
 
   migrationScript: wrapMigration,
   renameSql,

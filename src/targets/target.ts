@@ -59,6 +59,11 @@ export interface Target {
   tableContext(table: Table, model: Model): object;
   /** A custom query's SQL with its parameters as the driver binds them. */
   querySql(query: Query): string;
+  /**
+   * The model's tables as statements of this database, column types as migrations make them: an
+   * empty scratch database in which each custom query is prepared before anything ships.
+   */
+  scratchSchema(model: Model): string;
 
   /** A migration's script around the SQL Prisma computed: all-or-nothing. */
   migrationScript(sql: string): string;

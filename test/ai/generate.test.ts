@@ -13,6 +13,7 @@ import {
 import { EXAMPLE_MANIFEST, SYSTEM_PROMPT, repairMessage } from "../../src/ai/prompt.ts";
 import { AI_JSON_SCHEMA, toAiForm } from "../../src/ai/schema.ts";
 import { openaiCompletion } from "../../src/cli/openai.ts";
+import { checkQueries } from "../../src/cli/queries.ts";
 import { userErrorMessage } from "../helpers/errors.ts";
 import { startFakeOpenAI, type FakeOpenAI, type Reply } from "./fake-openai.ts";
 
@@ -112,6 +113,17 @@ describe("drafting a manifest", () => {
     });
     expect(messages[3]!.content).toBe(repairMessage(INVALID_PROBLEMS));
     expect(server.requests[1]!.body.response_format.json_schema.strict).toBe(true);
+  });
+
+  it("sends back what the database says of a custom query, prepared against the draft's tables", async () => {
+    const typo = structuredClone(VALID) as { queries: { sql: string }[] };
+    typo.queries[0]!.sql = typo.queries[0]!.sql.replace("p.published_at,", "p.publish_date,");
+    const server = await serve([{ content: typo }, { content: VALID }]);
+    const draft = await draftManifest(firstMessages("a blog"), settings(server.url, { checkQueries }));
+    expect(draft.repairs).toBe(1);
+    expect(server.requests[1]!.body.messages[3]!.content).toBe(
+      repairMessage(["queries.author_posts.sql: no such column: p.publish_date"]),
+    );
   });
 
   it("gives up with the last problems once the repairs are used up", async () => {
