@@ -62,16 +62,10 @@ export function readManifestFile(file: string): Compiled {
 }
 
 /**
- * A manifest read and compiled, its custom queries prepared against its tables (src/cli/queries.ts):
- * what a query's database refuses is a manifest problem like any other, located at its SQL.
+ * Throws the problems of a compiled manifest's custom queries, prepared against its tables
+ * (src/cli/queries.ts): what a query's database refuses is a manifest problem like any other,
+ * located at its SQL.
  */
-export async function readCheckedManifest(file: string): Promise<Compiled> {
-  const compiled = readManifestFile(file);
-  await assertQueries(compiled, file);
-  return compiled;
-}
-
-/** Throws the manifest problems of a compiled manifest's custom queries, if any. */
 export async function assertQueries(compiled: Compiled, file: string): Promise<void> {
   const problems = await checkQueries(compiled.model);
   if (problems.length === 0) return;

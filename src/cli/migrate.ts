@@ -11,7 +11,7 @@ import { describeRisk, riskCountSql } from "../migrate/risks.ts";
 import { targetFor, type Target } from "../targets/index.ts";
 import { afterMigrations, countRows, forgetFailedMigrations } from "./database.ts";
 import { databaseUrlFor } from "./env.ts";
-import { existingMigrations, latestSchema, latestSnapshot, loadSources, readCheckedManifest } from "./host.ts";
+import { assertQueries, existingMigrations, latestSchema, latestSnapshot, loadSources, readManifestFile } from "./host.ts";
 import { deployMigrations, diffSchemas } from "./prisma/run.ts";
 import { compareTree, previousOutput, removeCreated, writeOutput } from "./writer.ts";
 
@@ -29,7 +29,10 @@ export async function migrate(
   interactive: boolean,
   log: (line: string) => void,
 ): Promise<void> {
-  const compiled = await readCheckedManifest(options.manifest);
+  const compiled = readManifestFile(options.manifest);
+  // The custom queries are prepared in a scratch database while the server's files are emitted.
+  const checked = assertQueries(compiled, options.manifest);
+  checked.catch(() => undefined); // awaited below, before the database is touched
   const { manifest, model } = compiled;
   const target = targetFor(model.database);
   const outDir = resolve(options.out);
@@ -42,6 +45,7 @@ export async function migrate(
     sources: loadSources(),
     reuse: previousOutput(outDir),
   });
+  await checked;
   const stale = compareTree(outDir, generated);
   if (stale.length > 0)
     log(`Warning: ${shown} is not up to date with ${options.manifest}; run "tablegen generate" too.`);
