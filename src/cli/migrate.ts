@@ -67,7 +67,14 @@ export async function migrate(
   await confirmDataLoss(plan, model.database, url, outDir, options.acceptDataLoss === true, interactive);
 
   const schema = emitPrismaSchema(model);
-  const sql = await migrationSql(plan, target, schema, latestSchema(outDir));
+  const statements = await migrationSql(plan, target, schema, latestSchema(outDir));
+  // A change the database does not see (a maxLength widened on SQLite, TEXT made EMAIL) still gets
+  // a migration: its tablegen.json is the manifest last applied, which the next change is judged by.
+  const sql =
+    statements ??
+    (plan.changes.length > 0
+      ? "-- No statement: the database's schema stays as it is; this migration records the manifest.\n"
+      : undefined);
   let written: ReturnType<typeof emitMigration> | undefined;
   if (sql === undefined) {
     log("No changes to the database schema: no migration written.");

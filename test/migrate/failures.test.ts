@@ -25,6 +25,28 @@ for (const database of ["sqlite", "postgresql"] as const) {
       });
 
       it(
+        "judges a change by the manifest last applied, even after a change the database did not see",
+        { timeout: 90_000 },
+        async ({ expect }) => {
+          const { dir, db, write } = await project(database, FIRST);
+          expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
+          expect((await tablegen(["migrate"], dir)).exitCode).toBe(0);
+          // Widened: SQLite stores any length, so only the manifest changes; it is recorded all the same.
+          await write(FIRST.replace("maxLength: 20", "maxLength: 40"));
+          const widened = await tablegen(["migrate"], dir);
+          expect(widened.exitCode, widened.stderr).toBe(0);
+          expect(widened.stdout).toContain("customers.notes: maxLength widened");
+          await db.exec(`INSERT INTO customers (name, notes) VALUES ('Long', '${"x".repeat(32)}')`);
+          // Narrowed below what is stored: refused as data loss, against 40, not the 20 of before.
+          await write(FIRST.replace("maxLength: 20", "maxLength: 30"));
+          const narrowed = await tablegen(["migrate"], dir);
+          expect(narrowed.exitCode).toBe(1);
+          expect(narrowed.stderr).toContain("migrate refused: the change would lose data:");
+          expect(narrowed.stderr).toContain("customers.notes");
+        },
+      );
+
+      it(
         "--create-only writes the migration without touching the database; a failed migration changes nothing",
         { timeout: 90_000 },
         async ({ expect }) => {
