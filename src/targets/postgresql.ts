@@ -43,8 +43,8 @@ export const postgresql: Target = {
   },
   uuidIdAttributes: ["@db.Uuid"],
 
-  tableContext(table) {
-    const context = tableContext(table, storage);
+  tableContext(table, model) {
+    const context = tableContext(table, model, storage);
     const doubles = table.fields.filter((field) => field.kind === "float").map((field) => JSON.stringify(field.name));
     return {
       ...context,

@@ -42,9 +42,9 @@ export const sqlite: Target = {
   prismaAttributes: () => [],
   uuidIdAttributes: [],
 
-  tableContext(table: Table) {
+  tableContext(table: Table, model: Model) {
     const converted = table.fields.filter((field) => READERS[field.kind] !== undefined);
-    const context = tableContext(table, storage);
+    const context = tableContext(table, model, storage);
     return {
       ...context,
       /** Rows differ from records only when a value is stored in another form. */
