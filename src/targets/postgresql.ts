@@ -41,6 +41,9 @@ export const postgresql: Target = {
     if (field.kind === "text" && field.maxLength !== undefined) return [`@db.VarChar(${field.maxLength})`];
     return [];
   },
+  // timestamptz is one stored form whatever the default is written as.
+  prismaDateTimeDefault: (fallback) =>
+    fallback.kind === "now" ? "now()" : JSON.stringify(`${defaultDateTime(fallback.value)}.000Z`),
   uuidIdAttributes: ["@db.Uuid"],
 
   tableContext(table, model) {
