@@ -164,6 +164,81 @@ describe("CORS", () => {
   });
 });
 
+describe("CORS for every method of the contract (issue 16)", () => {
+  it("lets a browser delete, update and read the list headers from an allowed origin", async () => {
+    const server = await start({ CORS_ORIGINS: "https://app.example.com" });
+    const origin = "https://app.example.com";
+    for (const method of ["DELETE", "POST", "GET"]) {
+      const preflight = await fetch(`${server.url}/blog/users/v1/delete/1`, {
+        method: "OPTIONS",
+        headers: {
+          origin,
+          "access-control-request-method": method,
+          "access-control-request-headers": "x-api-signature",
+        },
+      });
+      expect(preflight.status, method).toBe(204);
+      expect(preflight.headers.get("access-control-allow-methods")).toBe("GET, HEAD, POST, PUT, PATCH, DELETE");
+      expect(preflight.headers.get("access-control-allow-headers")).toBe("x-api-signature");
+    }
+    const api = client(`${server.url}/blog`, KEY);
+    const created = await api.post("/users/v1/create", { name: "Cors", email: "cors@example.com" });
+    const id = (created.body as { data: { id: number } }).data.id;
+    const deleted = await fetch(`${server.url}/blog/users/v1/delete/${id}`, {
+      method: "DELETE",
+      headers: { origin, "x-api-signature": KEY },
+    });
+    expect(deleted.status).toBe(200);
+    expect(deleted.headers.get("access-control-allow-origin")).toBe(origin);
+    const list = await fetch(`${server.url}/blog/users/v1/list?limit=1&count=true`, {
+      headers: { origin, "x-api-signature": KEY },
+    });
+    expect(list.headers.get("access-control-expose-headers")).toBe("Link, X-Total-Count");
+    // With CORS on, OPTIONS is one of every path's methods.
+    const wrong = await fetch(`${server.url}/blog/users/v1/list`, {
+      method: "DELETE",
+      headers: { "x-api-signature": KEY },
+    });
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+  });
+});
+
+describe("the request log (issue 16)", () => {
+  it("logs one line per request at info: method, path without the query, status and ms; never the key", async () => {
+    const server = await start({ LOG_LEVEL: "info" });
+    const api = client(`${server.url}/blog`, KEY);
+    await api.get("/users/v1/list?limit=2&count=true");
+    await client(`${server.url}/blog`, "wrong-key").get("/users/v1/show/1");
+    await api.del("/users/v1/list");
+    await server.stop();
+    const lines = server
+      .output()
+      .split("\n")
+      .filter((line) => line.includes('"msg":"request"'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.map(({ method, path, status }) => ({ method, path, status }))).toEqual([
+      { method: "GET", path: "/blog/users/v1/list", status: 200 },
+      { method: "GET", path: "/blog/users/v1/show/1", status: 401 },
+      { method: "DELETE", path: "/blog/users/v1/list", status: 405 },
+    ]);
+    for (const line of lines) {
+      expect(line.level).toBe(30);
+      expect(typeof line.ms).toBe("number");
+    }
+    expect(server.output()).not.toContain(KEY);
+    expect(server.output()).not.toContain("wrong-key");
+    expect(server.output()).not.toContain("limit=2");
+  });
+
+  it("logs no request at warn (the default of the tests and the benchmarks)", async () => {
+    const server = await start({ LOG_LEVEL: "warn" });
+    await client(`${server.url}/blog`, KEY).get("/users/v1/list");
+    await server.stop();
+    expect(server.output()).not.toContain('"msg":"request"');
+  });
+});
+
 describe("unexpected errors", () => {
   it("answer 500 with nothing but the envelope, and log the details", async () => {
     const broken = await exampleDatabase("blog");

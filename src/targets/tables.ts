@@ -134,13 +134,15 @@ function deleteBlockers(table: Table, model: Model, single: string) {
       if (reference.onDelete !== "restrict") continue;
       // Which records the delete reaches: the record itself, then those its cascades delete.
       let reached = `= ${single}`;
-      for (const step of path) reached = `IN (SELECT "id" FROM ${quote(step.table)} WHERE ${quote(step.field)} ${reached})`;
+      for (const step of path)
+        reached = `IN (SELECT "id" FROM ${quote(step.table)} WHERE ${quote(step.field)} ${reached})`;
       const through = path.map((step) => step.table);
       blockers.push({
         table: through.length === 0 ? reference.table : `${reference.table} (through ${through.join(", ")})`,
-        name: [`${reference.table}.${reference.field}.holds`, ...path.map((step) => `${step.table}.${step.field}`)].join(
-          ".through.",
-        ),
+        name: [
+          `${reference.table}.${reference.field}.holds`,
+          ...path.map((step) => `${step.table}.${step.field}`),
+        ].join(".through."),
         sql: `SELECT 1 FROM ${quote(reference.table)} WHERE ${quote(reference.field)} ${reached} LIMIT 1`,
       });
     }
