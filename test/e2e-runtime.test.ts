@@ -5,7 +5,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { scratchDir } from "./helpers/generate.ts";
+import { REPO, scratchDir } from "./helpers/generate.ts";
 import { client, failure } from "./helpers/http.ts";
 import { START, startTranspiled, type RunningServer } from "./helpers/server.ts";
 import { exampleDatabase, sharedExample } from "./helpers/shared-examples.ts";
@@ -161,6 +161,25 @@ describe("CORS", () => {
       headers: { origin: "https://evil.example.com", "x-api-signature": KEY },
     });
     expect(stranger.headers.get("access-control-allow-origin")).toBeNull();
+  });
+});
+
+describe("the server's migrations (issue 16)", () => {
+  it("print no warning about the schema's url, which nobody can act on, and the rest of Prisma's output", async () => {
+    const file = join(await scratchDir("migrate-output"), "fresh.db");
+    // What `npm run migrate` runs first, on a database of the test's own (the shared server is not written).
+    const result = await execa(
+      process.execPath,
+      [join(REPO, "node_modules/prisma/build/index.js"), "migrate", "deploy"],
+      {
+        cwd: dir,
+        env: { DATABASE_URL: `file:${file}`, CHECKPOINT_DISABLE: "1" },
+        all: true,
+      },
+    );
+    expect(result.all).toContain("All migrations have been successfully applied.");
+    expect(result.all).not.toContain("will NOT be used");
+    expect(result.all).not.toContain("WARNING");
   });
 });
 
