@@ -106,33 +106,37 @@ describe("tablegen generate", () => {
     },
   );
 
-  it("creates src/custom/ once, with a commented starter, and never writes, lists or checks it again", async () => {
-    const dir = await scratchDir("cli-custom");
-    await writeFile(join(dir, "tablegen.yaml"), MANIFEST);
-    const server = join(dir, "server");
-    const starter = join(server, "src/custom/routes.ts");
+  it(
+    "creates src/custom/ once, with a commented starter, and never writes, lists or checks it again",
+    { timeout: 60_000 },
+    async () => {
+      const dir = await scratchDir("cli-custom");
+      await writeFile(join(dir, "tablegen.yaml"), MANIFEST);
+      const server = join(dir, "server");
+      const starter = join(server, "src/custom/routes.ts");
 
-    expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
-    const text = await readFile(starter, "utf8");
-    expect(text).toMatch(/^\/\/ Your own code: tablegen never writes, changes or deletes anything in src\/custom\//);
-    expect(text).toContain("registered under /shop, after the key check");
-    expect(await readFile(join(server, ".tablegen-files"), "utf8")).not.toContain("src/custom");
+      expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
+      const text = await readFile(starter, "utf8");
+      expect(text).toMatch(/^\/\/ Your own code: tablegen never writes, changes or deletes anything in src\/custom\//);
+      expect(text).toContain("registered under /shop, after the key check");
+      expect(await readFile(join(server, ".tablegen-files"), "utf8")).not.toContain("src/custom");
 
-    // Your files stay as they are through every generation and check, whatever the manifest becomes.
-    await writeFile(starter, "// mine\n");
-    await writeFile(join(server, "src/custom/rules.ts"), "export const rule = 1;\n");
-    await writeFile(join(dir, "tablegen.yaml"), MANIFEST.replace(/ {2}orders:[\s\S]*$/, ""));
-    expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
-    expect((await tablegen(["generate", "--check"], dir)).exitCode).toBe(0);
-    expect(await readFile(starter, "utf8")).toBe("// mine\n");
-    expect(await readFile(join(server, "src/custom/rules.ts"), "utf8")).toBe("export const rule = 1;\n");
+      // Your files stay as they are through every generation and check, whatever the manifest becomes.
+      await writeFile(starter, "// mine\n");
+      await writeFile(join(server, "src/custom/rules.ts"), "export const rule = 1;\n");
+      await writeFile(join(dir, "tablegen.yaml"), MANIFEST.replace(/ {2}orders:[\s\S]*$/, ""));
+      expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
+      expect((await tablegen(["generate", "--check"], dir)).exitCode).toBe(0);
+      expect(await readFile(starter, "utf8")).toBe("// mine\n");
+      expect(await readFile(join(server, "src/custom/rules.ts"), "utf8")).toBe("export const rule = 1;\n");
 
-    // A folder you emptied stays empty: the starter is for a server that has no folder at all.
-    await rm(starter);
-    await rm(join(server, "src/custom/rules.ts"));
-    expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
-    expect(await readdir(join(server, "src/custom"))).toEqual([]);
-  });
+      // A folder you emptied stays empty: the starter is for a server that has no folder at all.
+      await rm(starter);
+      await rm(join(server, "src/custom/rules.ts"));
+      expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
+      expect(await readdir(join(server, "src/custom"))).toEqual([]);
+    },
+  );
 
   it(
     "refuses to overwrite files it did not write, naming them, unless --force (issue 16)",
