@@ -335,6 +335,29 @@ for (const database of ["sqlite", "postgresql"] as const) {
         await refused("?limit=1&limit=2", "Invalid request: limit must be given once");
       });
 
+      it("reads numbers in the query string as a JSON body's numbers are read (issue 16)", async () => {
+        const [first, second] = posts;
+        // Integers as JSON may write them: 1e0, 1.0, 10E-1 are all 1; the same answer as the plain form.
+        const same = async (json: string, plain: string) => {
+          const expected = await ids(plain);
+          expect(expected.length, plain).toBeGreaterThan(0);
+          expect(await ids(json), json).toEqual(expected);
+        };
+        await same(`?user_id=${first!.user_id}e0`, `?user_id=${first!.user_id}`);
+        await same(`?id[in]=${first!.id}.0,${second!.id}0E-1`, `?id[in]=${first!.id},${second!.id}`);
+        await same("?limit=1e0&offset=1.0E0", "?limit=1&offset=1");
+        await same(`?after=${first!.id}e0&limit=1`, `?after=${first!.id}&limit=1`);
+        await same("?rating[gte]=5E0", "?rating[gte]=5");
+        expect(await ids("?rating[lte]=-0&rating[gte]=-0.0e0")).toEqual(await ids("?rating[lte]=0&rating[gte]=0"));
+        // What JSON refuses is refused here too: a plus sign, a leading zero, a bare point.
+        await refused("?rating=+3", "Invalid request: rating must be a number");
+        await refused("?rating=03", "Invalid request: rating must be a number");
+        await refused("?rating[lt]=.5", "Invalid request: rating[lt] must be a number");
+        await refused("?rating=1e400", "Invalid request: rating must be a number");
+        await refused("?user_id=15e-1", "Invalid request: user_id must be an integer");
+        await refused("?limit=1.5", "Invalid request: limit must be an integer from 1 to 1000");
+      });
+
       it("lists every problem at once, joined with '; '", async () => {
         await refused(
           "?colour=red&limit=0&rating[gt]=x",

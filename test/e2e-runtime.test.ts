@@ -5,7 +5,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { scratchDir } from "./helpers/generate.ts";
+import { REPO, scratchDir } from "./helpers/generate.ts";
 import { client, failure } from "./helpers/http.ts";
 import { START, startTranspiled, type RunningServer } from "./helpers/server.ts";
 import { exampleDatabase, sharedExample } from "./helpers/shared-examples.ts";
@@ -161,6 +161,100 @@ describe("CORS", () => {
       headers: { origin: "https://evil.example.com", "x-api-signature": KEY },
     });
     expect(stranger.headers.get("access-control-allow-origin")).toBeNull();
+  });
+});
+
+describe("the server's migrations (issue 16)", () => {
+  it("print no warning about the schema's url, which nobody can act on, and the rest of Prisma's output", async () => {
+    const file = join(await scratchDir("migrate-output"), "fresh.db");
+    // What `npm run migrate` runs first, on a database of the test's own (the shared server is not written).
+    const result = await execa(
+      process.execPath,
+      [join(REPO, "node_modules/prisma/build/index.js"), "migrate", "deploy"],
+      {
+        cwd: dir,
+        env: { DATABASE_URL: `file:${file}`, CHECKPOINT_DISABLE: "1" },
+        all: true,
+      },
+    );
+    expect(result.all).toContain("All migrations have been successfully applied.");
+    expect(result.all).not.toContain("will NOT be used");
+    expect(result.all).not.toContain("WARNING");
+  });
+});
+
+describe("CORS for every method of the contract (issue 16)", () => {
+  it("lets a browser delete, update and read the list headers from an allowed origin", async () => {
+    const server = await start({ CORS_ORIGINS: "https://app.example.com" });
+    const origin = "https://app.example.com";
+    for (const method of ["DELETE", "POST", "GET"]) {
+      const preflight = await fetch(`${server.url}/blog/users/v1/delete/1`, {
+        method: "OPTIONS",
+        headers: {
+          origin,
+          "access-control-request-method": method,
+          "access-control-request-headers": "x-api-signature",
+        },
+      });
+      expect(preflight.status, method).toBe(204);
+      expect(preflight.headers.get("access-control-allow-methods")).toBe("GET, HEAD, POST, PUT, PATCH, DELETE");
+      expect(preflight.headers.get("access-control-allow-headers")).toBe("x-api-signature");
+    }
+    const api = client(`${server.url}/blog`, KEY);
+    const created = await api.post("/users/v1/create", { name: "Cors", email: "cors@example.com" });
+    const id = (created.body as { data: { id: number } }).data.id;
+    const deleted = await fetch(`${server.url}/blog/users/v1/delete/${id}`, {
+      method: "DELETE",
+      headers: { origin, "x-api-signature": KEY },
+    });
+    expect(deleted.status).toBe(200);
+    expect(deleted.headers.get("access-control-allow-origin")).toBe(origin);
+    const list = await fetch(`${server.url}/blog/users/v1/list?limit=1&count=true`, {
+      headers: { origin, "x-api-signature": KEY },
+    });
+    expect(list.headers.get("access-control-expose-headers")).toBe("Link, X-Total-Count");
+    // With CORS on, OPTIONS is one of every path's methods.
+    const wrong = await fetch(`${server.url}/blog/users/v1/list`, {
+      method: "DELETE",
+      headers: { "x-api-signature": KEY },
+    });
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+  });
+});
+
+describe("the request log (issue 16)", () => {
+  it("logs one line per request at info: method, path without the query, status and ms; never the key", async () => {
+    const server = await start({ LOG_LEVEL: "info" });
+    const api = client(`${server.url}/blog`, KEY);
+    await api.get("/users/v1/list?limit=2&count=true");
+    await client(`${server.url}/blog`, "wrong-key").get("/users/v1/show/1");
+    await api.del("/users/v1/list");
+    await server.stop();
+    const lines = server
+      .output()
+      .split("\n")
+      .filter((line) => line.includes('"msg":"request"'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.map(({ method, path, status }) => ({ method, path, status }))).toEqual([
+      { method: "GET", path: "/blog/users/v1/list", status: 200 },
+      { method: "GET", path: "/blog/users/v1/show/1", status: 401 },
+      { method: "DELETE", path: "/blog/users/v1/list", status: 405 },
+    ]);
+    for (const line of lines) {
+      expect(line.level).toBe(30);
+      expect(typeof line.ms).toBe("number");
+    }
+    expect(server.output()).not.toContain(KEY);
+    expect(server.output()).not.toContain("wrong-key");
+    expect(server.output()).not.toContain("limit=2");
+  });
+
+  it("logs no request at warn (the default of the tests and the benchmarks)", async () => {
+    const server = await start({ LOG_LEVEL: "warn" });
+    await client(`${server.url}/blog`, KEY).get("/users/v1/list");
+    await server.stop();
+    expect(server.output()).not.toContain('"msg":"request"');
   });
 });
 

@@ -231,7 +231,7 @@ for (const database of ["sqlite", "postgresql"] as const) {
         expect(answer.body).toEqual(failure("Data not found"));
       });
 
-      it.each(["abc", "0", "-1", "1.5", "99999999999", "2147483648"])(
+      it.each(["abc", "0", "-1", "1.5", "99999999999", "2147483648", "01", "+1", "1e400", "15e-1"])(
         "answers a number id %s that cannot exist with 404",
         async (id) => {
           for (const action of ["show", "update", "delete"]) {
@@ -247,6 +247,18 @@ for (const database of ["sqlite", "postgresql"] as const) {
         },
       );
 
+      it("reads a number id as a JSON body's number is read: 1e0 and 1.0 are 1 (issue 16)", async () => {
+        const user = await createUser();
+        const id = user.id as number;
+        for (const written of [`${id}e0`, `${id}.0`, `${id}0E-1`]) {
+          const answer = await api.get(`/users/v1/show/${written}`);
+          expect(answer.status, written).toBe(200);
+          expect(answer.body).toEqual({ success: true, message: "Data found.", data: user });
+        }
+        expect((await api.post(`/users/v1/update/${id}e0`, { bio: "e" })).status).toBe(200);
+        expect((await api.del(`/users/v1/delete/${id}.0`)).status).toBe(200);
+      });
+
       it("answers a missing record with 404 on show, update and delete", async () => {
         expect((await api.get("/users/v1/show/2147483647")).body).toEqual(failure("Data not found"));
         expect((await api.post("/users/v1/update/2147483647", { name: "x" })).status).toBe(404);
@@ -256,18 +268,19 @@ for (const database of ["sqlite", "postgresql"] as const) {
       });
 
       it.each([
-        ["DELETE", "/users/v1/list"],
-        ["POST", "/users/v1/list"],
-        ["PUT", "/users/v1/update/1"],
-        ["PATCH", "/users/v1/update/1"],
-        ["GET", "/users/v1/create"],
-        ["GET", "/users/v1/delete/1"],
-        ["POST", "/users/v1/show/1"],
-        ["POST", "/v1/category_posts"],
-      ])("answers %s %s with 405", async (method, path) => {
+        ["DELETE", "/users/v1/list", "GET, HEAD"],
+        ["POST", "/users/v1/list", "GET, HEAD"],
+        ["PUT", "/users/v1/update/1", "POST"],
+        ["PATCH", "/users/v1/update/1", "POST"],
+        ["GET", "/users/v1/create", "POST"],
+        ["GET", "/users/v1/delete/1", "DELETE"],
+        ["POST", "/users/v1/show/1", "GET, HEAD"],
+        ["POST", "/v1/category_posts", "GET, HEAD"],
+      ])("answers %s %s with 405 and Allow: %s", async (method, path, allow) => {
         const answer = await api.request(method, path);
         expect(answer.status).toBe(405);
         expect(answer.body).toEqual(failure("Method not allowed"));
+        expect(answer.headers.get("allow")).toBe(allow);
       });
 
       it("tolerates a trailing slash and answers HEAD like GET", async () => {
@@ -343,6 +356,34 @@ for (const database of ["sqlite", "postgresql"] as const) {
       it("validates the body before looking the record up", async () => {
         const answer = await api.post("/users/v1/update/2147483647", { nick: "x" });
         expect(answer.status).toBe(400);
+      });
+
+      it("refuses a body key that could reach a prototype, naming it (issue 16)", async () => {
+        const json = { "content-type": "application/json" };
+        const bodies: [string, string][] = [
+          ['{"name": "A", "email": "a@example.com", "__proto__": {"admin": true}}', "__proto__"],
+          ['{"name": "A", "email": "a@example.com", "\\u005f_proto__": 1}', "__proto__"],
+          [
+            '{"name": {"constructor": {"prototype": {"admin": true}}}, "email": "a@example.com"}',
+            "constructor.prototype",
+          ],
+        ];
+        for (const [raw, key] of bodies) {
+          const answer = await api.request("POST", "/users/v1/create", { raw, headers: json });
+          expect(answer.status, raw).toBe(400);
+          expect(answer.body).toEqual(invalid(`body key ${key} is not allowed`));
+        }
+        // The words themselves are no problem in values, nor a constructor without a prototype.
+        const fine = await api.post("/users/v1/create", {
+          name: "__proto__ constructor \\u0041",
+          email: "p@example.com",
+        });
+        expect(fine.status).toBe(201);
+        const other = await api.request("POST", "/users/v1/create", {
+          raw: '{"name": "B", "email": "b@example.com", "constructor": 1}',
+          headers: json,
+        });
+        expect(other.body).toEqual(invalid("unknown field constructor"));
       });
 
       it("refuses a body that is not JSON, or not an object", async () => {
@@ -432,13 +473,14 @@ for (const database of ["sqlite", "postgresql"] as const) {
         expect((await api.get(`/posts/v2/show/${post.id}`)).status).toBe(200);
       });
 
-      it("refuses a delete whose cascade reaches a restricted reference, naming the table in the way", async () => {
+      it("refuses a delete whose cascade reaches a restricted reference, naming it and the cascade", async () => {
         const user = await createUser();
         const post = ((await api.post("/posts/v2/create", { title: "t", user_id: user.id })).body as Envelope).data;
         expect((await api.post("/comments/v2/create", { post_id: post.id, author: "A", text: "B" })).status).toBe(201);
         const answer = await api.del(`/users/v2/delete/${user.id}`);
         expect(answer.status).toBe(409);
-        expect(answer.body).toEqual(failure("Record is referenced by posts"));
+        // posts cascade and refuse nothing themselves: the comment on the post is what is in the way.
+        expect(answer.body).toEqual(failure("Record is referenced by comments (through posts)"));
         expect((await api.get(`/posts/v2/show/${post.id}`)).status).toBe(200);
       });
 

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { readFile, readdir, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
@@ -108,32 +108,105 @@ describe("tablegen generate", () => {
     },
   );
 
-  it("creates src/custom/ once, with a commented starter, and never writes, lists or checks it again", async () => {
-    const dir = await scratchDir("cli-custom");
+  it(
+    "creates src/custom/ once, with a commented starter, and never writes, lists or checks it again",
+    { timeout: 60_000 },
+    async () => {
+      const dir = await scratchDir("cli-custom");
+      await writeFile(join(dir, "tablegen.yaml"), MANIFEST);
+      const server = join(dir, "server");
+      const starter = join(server, "src/custom/routes.ts");
+
+      expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
+      const text = await readFile(starter, "utf8");
+      expect(text).toMatch(/^\/\/ Your own code: tablegen never writes, changes or deletes anything in src\/custom\//);
+      expect(text).toContain("registered under /shop, after the key check");
+      expect(await readFile(join(server, ".tablegen-files"), "utf8")).not.toContain("src/custom");
+
+      // Your files stay as they are through every generation and check, whatever the manifest becomes.
+      await writeFile(starter, "// mine\n");
+      await writeFile(join(server, "src/custom/rules.ts"), "export const rule = 1;\n");
+      await writeFile(join(dir, "tablegen.yaml"), MANIFEST.replace(/ {2}orders:[\s\S]*$/, ""));
+      expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
+      expect((await tablegen(["generate", "--check"], dir)).exitCode).toBe(0);
+      expect(await readFile(starter, "utf8")).toBe("// mine\n");
+      expect(await readFile(join(server, "src/custom/rules.ts"), "utf8")).toBe("export const rule = 1;\n");
+
+      // A folder you emptied stays empty: the starter is for a server that has no folder at all.
+      await rm(starter);
+      await rm(join(server, "src/custom/rules.ts"));
+      expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
+      expect(await readdir(join(server, "src/custom"))).toEqual([]);
+    },
+  );
+
+  it(
+    "refuses to overwrite files it did not write, naming them, unless --force (issue 16)",
+    { timeout: 60_000 },
+    async () => {
+      const dir = await scratchDir("cli-foreign");
+      await writeFile(join(dir, "tablegen.yaml"), MANIFEST);
+      await writeFile(join(dir, "package.json"), '{ "name": "mine" }\n');
+      await writeFile(join(dir, "README.md"), "# Mine\n");
+      const before = (await readdir(dir)).sort();
+
+      const refused = await tablegen(["generate", "--out", "."], dir);
+      expect(refused.exitCode).toBe(1);
+      expect(refused.stdout).toBe("");
+      expect(refused.stderr).toBe(
+        "tablegen: README.md, package.json: not written by tablegen (not listed in .tablegen-files), and generate " +
+          "would overwrite them. Nothing was written. Generate into another directory (--out), move them away, " +
+          "or run again with --force to overwrite them.",
+      );
+      expect((await readdir(dir)).sort()).toEqual(before);
+      expect(await readFile(join(dir, "package.json"), "utf8")).toBe('{ "name": "mine" }\n');
+
+      // A file that already holds what would be generated is no conflict; --force overwrites the others.
+      const forced = await tablegen(["generate", "--out", ".", "--force"], dir);
+      expect(forced.exitCode, forced.stderr).toBe(0);
+      expect(forced.stdout).toContain("\nOverwrote with --force: README.md, package.json");
+      expect(await readFile(join(dir, "package.json"), "utf8")).toContain('"name": "shop-server"');
+      // Once listed, they are tablegen's: the next generation needs no --force.
+      expect((await tablegen(["generate", "--out", "."], dir)).exitCode).toBe(0);
+    },
+  );
+
+  it(
+    "names the generated files whose hand edits it replaced, and where your code belongs (issue 16)",
+    { timeout: 60_000 },
+    async () => {
+      const dir = await scratchDir("cli-edited");
+      await writeFile(join(dir, "tablegen.yaml"), MANIFEST);
+      expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
+      const server = join(dir, "server");
+      const app = await readFile(join(server, "src/app.ts"), "utf8");
+      await writeFile(join(server, "src/app.ts"), `${app}// my change\n`);
+      await writeFile(join(server, "src/tables/orders.ts"), "// my orders\n");
+      // orders goes, so its edited table module is removed: that edit is named too.
+      await writeFile(join(dir, "tablegen.yaml"), MANIFEST.replace(/ {2}orders:[\s\S]*$/, ""));
+
+      const result = await tablegen(["generate"], dir);
+      expect(result.exitCode).toBe(0);
+      expect(result.stderr).toBe(
+        "Warning: replaced your changes to server/src/app.ts, server/src/tables/orders.ts: generated files are " +
+          "rewritten from the manifest. Your own code belongs in server/src/custom/, which tablegen never touches " +
+          "(hooks in src/custom/hooks/<table>.ts, routes in src/custom/routes.ts; see the server's README.md).",
+      );
+      expect(await readFile(join(server, "src/app.ts"), "utf8")).toBe(app);
+      // Nothing edited, nothing to say.
+      const again = await tablegen(["generate"], dir);
+      expect(again.stderr).toBe("");
+      expect(again.stdout).toMatch(/^Generated server: 0 files written, \d+ unchanged$/);
+    },
+  );
+
+  it("says 1 file, not 1 files", { timeout: 60_000 }, async () => {
+    const dir = await scratchDir("cli-plural");
     await writeFile(join(dir, "tablegen.yaml"), MANIFEST);
-    const server = join(dir, "server");
-    const starter = join(server, "src/custom/routes.ts");
-
     expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
-    const text = await readFile(starter, "utf8");
-    expect(text).toMatch(/^\/\/ Your own code: tablegen never writes, changes or deletes anything in src\/custom\//);
-    expect(text).toContain("registered under /shop, after the key check");
-    expect(await readFile(join(server, ".tablegen-files"), "utf8")).not.toContain("src/custom");
-
-    // Your files stay as they are through every generation and check, whatever the manifest becomes.
-    await writeFile(starter, "// mine\n");
-    await writeFile(join(server, "src/custom/rules.ts"), "export const rule = 1;\n");
-    await writeFile(join(dir, "tablegen.yaml"), MANIFEST.replace(/ {2}orders:[\s\S]*$/, ""));
-    expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
-    expect((await tablegen(["generate", "--check"], dir)).exitCode).toBe(0);
-    expect(await readFile(starter, "utf8")).toBe("// mine\n");
-    expect(await readFile(join(server, "src/custom/rules.ts"), "utf8")).toBe("export const rule = 1;\n");
-
-    // A folder you emptied stays empty: the starter is for a server that has no folder at all.
-    await rm(starter);
-    await rm(join(server, "src/custom/rules.ts"));
-    expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
-    expect(await readdir(join(server, "src/custom"))).toEqual([]);
+    await writeFile(join(dir, "server/src/app.ts"), "// gone\n");
+    const result = await tablegen(["generate"], dir);
+    expect(result.stdout).toMatch(/^Generated server: 1 file written, \d+ unchanged$/);
   });
 
   it.each(["sqlite", "postgresql"] as const)(
@@ -191,6 +264,41 @@ describe("tablegen generate", () => {
     expect(await readdir(join(dir, "server/prisma/migrations"))).toHaveLength(2);
     expect(existsSync(join(dir, "server/data.db"))).toBe(false);
   });
+
+  it(
+    "refreshes the server's Prisma Client when the schema changes and the server has Prisma installed (issue 16)",
+    { timeout: 90_000 },
+    async () => {
+      const dir = await scratchDir("cli-client");
+      await writeFile(join(dir, "tablegen.yaml"), MANIFEST);
+      const server = join(dir, "server");
+      // Without the server's own node_modules (before its npm install) the client is left to npm install.
+      const first = await tablegen(["generate"], dir);
+      expect(first.stdout).not.toContain("Prisma Client");
+      expect(existsSync(join(server, "src/generated/prisma"))).toBe(false);
+
+      // As after `npm install` in the server: its own Prisma.
+      await symlink(join(REPO, "node_modules"), join(server, "node_modules"));
+      const installed = await tablegen(["generate"], dir);
+      expect(installed.stderr).toBe("");
+      expect(installed.stdout).toMatch(
+        /^Generated server: 0 files written, \d+ unchanged\nRefreshed the Prisma Client: server\/src\/generated\/prisma$/,
+      );
+      expect(await readdir(join(server, "src/generated/prisma/models"))).toEqual(["Orders.ts", "Products.ts"]);
+
+      // A new table: the client knows it at once, without `npx prisma generate`.
+      await writeFile(join(dir, "tablegen.yaml"), `${MANIFEST}  reviews:\n    fields:\n      stars: NUMBER\n`);
+      const grown = await tablegen(["generate"], dir);
+      expect(grown.stdout).toContain("\nRefreshed the Prisma Client: server/src/generated/prisma");
+      expect(await readdir(join(server, "src/generated/prisma/models"))).toEqual([
+        "Orders.ts",
+        "Products.ts",
+        "Reviews.ts",
+      ]);
+      // Unchanged schema, existing client: nothing to refresh.
+      expect((await tablegen(["generate"], dir)).stdout).not.toContain("Prisma Client");
+    },
+  );
 
   it("refuses an invalid manifest with exit 1 and writes nothing", async () => {
     const dir = await scratchDir("cli-invalid");

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
-import { basename, dirname, resolve } from "node:path";
+import { chmod, writeFile } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
 import { input, select } from "@inquirer/prompts";
 import yoctoSpinner from "yocto-spinner";
 import {
@@ -13,6 +13,8 @@ import {
 } from "../ai/generate.ts";
 import { summary } from "../ai/summary.ts";
 import { UserError } from "../errors.ts";
+import { makeDirectory, removeDirectories } from "./directories.ts";
+import { envFile, gitignoreContent } from "./project-files.ts";
 import { openaiCompletion } from "./openai.ts";
 import { checkQueries } from "./queries.ts";
 import { shownPath } from "./paths.ts";
@@ -82,27 +84,50 @@ export function checkPrompt(prompt: string, flag: string): void {
   }
 }
 
-/** `tablegen ai "<prompt>"`: drafts, shows, asks (on a terminal, without --yes), writes. Returns the written file. */
-export async function ai(prompt: string, options: AiCommandOptions, interactive: boolean): Promise<string> {
+/**
+ * `tablegen ai "<prompt>"`: drafts, shows, asks (on a terminal, without --yes), writes. Beside a
+ * manifest that has no `.env`, writes one as `init` does (a fresh API signature key and the
+ * database's URL, which the server will not start without) and the `.gitignore` lines that keep it
+ * out of git. Returns the written files, the manifest first.
+ */
+export async function ai(prompt: string, options: AiCommandOptions, interactive: boolean): Promise<string[]> {
   checkPrompt(prompt, "ai");
   const settings = aiSettings(options);
   const out = resolve(options.out);
   if (!options.force && existsSync(out))
     throw new UserError(`${shownPath(out)} already exists; use --force to overwrite it`);
-  const draft = await draftWithReview(prompt, settings, {
-    file: out,
-    review: interactive && !options.yes,
-    print: (text) => console.log(text),
-  });
-  await mkdir(dirname(out), { recursive: true });
+  // A directory that cannot be made fails at once, before the model is asked; one made here is
+  // removed again if nothing is written.
+  const dir = dirname(out);
+  const created = makeDirectory(dir);
+  let draft: Draft;
   try {
+    draft = await draftWithReview(prompt, settings, {
+      file: out,
+      review: interactive && !options.yes,
+      print: (text) => console.log(text),
+    });
     await writeFile(out, draft.text, { flag: options.force ? "w" : "wx" });
   } catch (error) {
+    removeDirectories(created);
     if ((error as NodeJS.ErrnoException).code === "EEXIST")
       throw new UserError(`${shownPath(out)} already exists; use --force to overwrite it`);
     throw error;
   }
-  return out;
+  const written = [out];
+  const envPath = join(dir, ".env");
+  if (!existsSync(envPath)) {
+    await writeFile(envPath, envFile(draft.manifest.database ?? "sqlite", draft.manifest.project), { mode: 0o600 });
+    await chmod(envPath, 0o600);
+    written.push(envPath);
+    const gitignorePath = join(dir, ".gitignore");
+    const gitignore = await gitignoreContent(gitignorePath);
+    if (gitignore !== undefined) {
+      await writeFile(gitignorePath, gitignore);
+      written.push(gitignorePath);
+    }
+  }
+  return written;
 }
 
 export interface ReviewOptions {

@@ -6,20 +6,27 @@ import { emitPrismaSchema } from "../emit/prisma-schema.ts";
 import type { RawManifest } from "../manifest/schema.ts";
 import type { Model } from "../model/types.ts";
 import { targetFor } from "../targets/index.ts";
+import { UserError } from "../errors.ts";
 import type { FileTree } from "../tree/file-tree.ts";
+import { CLIENT_DIR, refreshPrismaClient } from "./client.ts";
+import { makeDirectory, removeDirectories } from "./directories.ts";
 import { assertQueries, existingMigrations, loadSources, readManifestFile } from "./host.ts";
 import { diffSchemas } from "./prisma/run.ts";
-import { compareTree, previousOutput, writeOutput } from "./writer.ts";
+import { compareTree, overwrites, previousOutput, writeOutput } from "./writer.ts";
 
 export interface GenerateOptions {
   manifest: string;
   out: string;
   check?: boolean;
+  /** Overwrite files in the output directory that tablegen did not write. */
+  force?: boolean;
 }
 
 export interface GenerateResult {
   ok: boolean;
   summary: string;
+  /** What the user should know although generation succeeded: hand edits replaced, a client not refreshed. */
+  warnings?: string[];
 }
 
 /** `tablegen generate`: manifest → server files (or, with --check, a comparison with them). */
@@ -51,8 +58,37 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     };
   }
 
+  // A directory that cannot be made fails at once, before the files are emitted.
+  const created = makeDirectory(outDir);
+  let result: GenerateResult;
+  try {
+    result = await generateInto(outDir, shown, compiled, options, checked);
+  } catch (error) {
+    removeDirectories(created);
+    throw error;
+  }
+  return result;
+}
+
+async function generateInto(
+  outDir: string,
+  shown: string,
+  compiled: { manifest: RawManifest; model: Model },
+  options: GenerateOptions,
+  checked: Promise<void>,
+): Promise<GenerateResult> {
   const { tree, migration } = await generateServer(outDir, compiled, options.manifest);
   await checked;
+  const { foreign, edited } = overwrites(outDir, tree);
+  const at = (path: string) => relative(process.cwd(), join(outDir, path));
+  if (foreign.length > 0 && !options.force) {
+    const them = foreign.length === 1 ? "it" : "them";
+    throw new UserError(
+      `${foreign.map(at).join(", ")}: not written by tablegen (not listed in ${at(".tablegen-files")}), and ` +
+        `generate would overwrite ${them}. Nothing was written. Generate into another directory (--out), ` +
+        `move ${them} away, or run again with --force to overwrite ${them}.`,
+    );
+  }
   // Your folder: a starter when there is none, and never anything else.
   const starter = existsSync(join(outDir, CUSTOM)) ? undefined : emitCustomStarter(compiled.model, loadSources());
   const created = new Map([...(migration?.files ?? []), ...(starter ?? [])]);
@@ -62,7 +98,29 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   if (removed.length > 0) parts.push(`${removed.length} removed (${removed.join(", ")})`);
   let summary = parts.join(", ");
   if (migration) summary += `\nWrote the first migration: ${relative(process.cwd(), resolve(outDir, migration.dir))}`;
-  return { ok: true, summary };
+  if (foreign.length > 0) summary += `\nOverwrote with --force: ${foreign.map(at).join(", ")}`;
+
+  const warnings: string[] = [];
+  if (edited.length > 0) {
+    warnings.push(
+      `Warning: replaced your changes to ${edited.map(at).join(", ")}: generated files are rewritten from the ` +
+        `manifest. Your own code belongs in ${at(CUSTOM)}/, which tablegen never touches ` +
+        `(hooks in ${CUSTOM}/hooks/<table>.ts, routes in ${CUSTOM}/routes.ts; see the server's README.md).`,
+    );
+  }
+  const client = await refreshPrismaClient(
+    outDir,
+    targetFor(compiled.model.database),
+    written.includes("prisma/schema.prisma"),
+  );
+  if (client.status === "refreshed") summary += `\nRefreshed the Prisma Client: ${at(CLIENT_DIR)}`;
+  if (client.status === "failed") {
+    warnings.push(
+      `Warning: could not refresh the Prisma Client in ${at(CLIENT_DIR)} (${client.reason}); ` +
+        `run "npx prisma generate" in ${shown}.`,
+    );
+  }
+  return { ok: true, summary, warnings };
 }
 
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`;

@@ -1,13 +1,13 @@
-import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import { chmod, writeFile } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { confirm, input, select } from "@inquirer/prompts";
 import { UserError } from "../errors.ts";
 import { renderer } from "../emit/templates.ts";
 import { DATABASES, PROJECT_NAME, type Database } from "../manifest/schema.ts";
-import { targetFor } from "../targets/index.ts";
+import { makeDirectory, removeDirectories } from "./directories.ts";
 import { loadSources } from "./host.ts";
+import { envFile, gitignoreContent } from "./project-files.ts";
 import { shownPath } from "./paths.ts";
 
 export interface InitOptions {
@@ -29,14 +29,7 @@ interface InitAnswers {
   example: boolean;
 }
 
-/** A fresh API signature key: 32 random bytes, base64url. */
-export function newSignatureKey(): string {
-  return randomBytes(32).toString("base64url");
-}
-
-export function defaultDatabaseUrl(database: Database, project: string): string {
-  return targetFor(database).defaultDatabaseUrl(project);
-}
+export { defaultDatabaseUrl, newSignatureKey } from "./project-files.ts";
 
 export async function init(dir: string, options: InitOptions, interactive: boolean): Promise<string[]> {
   const target = resolve(dir);
@@ -47,6 +40,20 @@ export async function init(dir: string, options: InitOptions, interactive: boole
       if (existsSync(path)) throw new UserError(`${shownPath(path)} already exists; use --force to overwrite it`);
     }
   }
+  // A directory that cannot be made fails at once, before any question or request to a model;
+  // one made here is removed again if init goes no further.
+  const created = makeDirectory(target);
+  try {
+    return await initIn(target, options, interactive);
+  } catch (error) {
+    removeDirectories(created);
+    throw error;
+  }
+}
+
+async function initIn(target: string, options: InitOptions, interactive: boolean): Promise<string[]> {
+  const manifestPath = join(target, "tablegen.yaml");
+  const envPath = join(target, ".env");
   const ai = options.ai === undefined ? undefined : await import("./ai.ts");
   if (ai && options.ai !== undefined) ai.checkPrompt(options.ai, "init --ai");
   // Settings (and the API key) are checked before any question is asked.
@@ -70,13 +77,9 @@ export async function init(dir: string, options: InitOptions, interactive: boole
     database = draft.manifest.database ?? "sqlite";
   }
 
-  await mkdir(target, { recursive: true });
   const files: [string, string][] = [
     [manifestPath, manifest],
-    [
-      envPath,
-      `API_SIGNATURE_KEY=${newSignatureKey()}\nDATABASE_URL="${defaultDatabaseUrl(database, answers.project)}"\n`,
-    ],
+    [envPath, envFile(database, answers.project)],
   ];
   const gitignorePath = join(target, ".gitignore");
   const gitignore = await gitignoreContent(gitignorePath);
@@ -85,22 +88,6 @@ export async function init(dir: string, options: InitOptions, interactive: boole
   // The key is a secret: an overwritten .env keeps its old mode otherwise.
   await chmod(envPath, 0o600);
   return files.map(([path]) => path);
-}
-
-/**
- * The `.gitignore` to write: the template when there is none, the existing one with the
- * template's missing lines appended (so that `.env` is never committed), or undefined when it
- * already has them all.
- */
-async function gitignoreContent(path: string): Promise<string | undefined> {
-  const template = renderer(loadSources())("init/gitignore.hbs", {});
-  if (!existsSync(path)) return template;
-  const existing = await readFile(path, "utf8");
-  const present = new Set(existing.split(/\r?\n/).map((line) => line.trim()));
-  const missing = template.split("\n").filter((line) => line !== "" && !present.has(line));
-  if (missing.length === 0) return undefined;
-  const separator = existing === "" || existing.endsWith("\n") ? "" : "\n";
-  return `${existing}${separator}${missing.join("\n")}\n`;
 }
 
 function defaults(target: string, options: InitOptions): InitAnswers {

@@ -14,6 +14,10 @@ function version(): string {
   return (JSON.parse(readFileSync(packagePath("package.json"), "utf8")) as { version: string }).version;
 }
 
+/** What to run after init or ai: the README's typical session, command for command. */
+const NEXT_STEPS = (manifest = "") =>
+  `tablegen generate${manifest} && tablegen migrate${manifest} && cd ${DEFAULT_OUT} && npm install && npm start`;
+
 /** The exit code an action asks for when it fails without throwing (generate --check). */
 interface Outcome {
   exitCode: number;
@@ -48,7 +52,7 @@ function program(outcome: Outcome): Command {
       const written = await init(dir, options, Boolean(process.stdin.isTTY));
       console.log(`Wrote ${written.map((path) => shownPath(path)).join(", ")}`);
       const cd = resolve(dir) === process.cwd() ? "" : `cd ${shownPath(resolve(dir))} && `;
-      console.log(`Next: ${cd}tablegen generate && tablegen migrate, then npm start in the generated server.`);
+      console.log(`Next: ${cd}${NEXT_STEPS()}`);
     });
 
   cli
@@ -65,12 +69,9 @@ function program(outcome: Outcome): Command {
       const { ai } = await import("./ai.ts");
       const { shownPath } = await import("./paths.ts");
       const written = await ai(prompt, options, Boolean(process.stdin.isTTY));
-      const shown = shownPath(written);
-      console.log(`Wrote ${shown}`);
-      const manifest = shown === DEFAULT_MANIFEST ? "" : ` --manifest ${shown}`;
-      console.log(
-        `Next: tablegen generate${manifest} && tablegen migrate${manifest}, then npm start in the generated server.`,
-      );
+      console.log(`Wrote ${written.map((path) => shownPath(path)).join(", ")}`);
+      const shown = shownPath(written[0]!);
+      console.log(`Next: ${NEXT_STEPS(shown === DEFAULT_MANIFEST ? "" : ` --manifest ${shown}`)}`);
     });
 
   cli
@@ -79,10 +80,12 @@ function program(outcome: Outcome): Command {
     .option("--manifest <file>", "manifest to read", DEFAULT_MANIFEST)
     .option("--out <dir>", "directory of the generated server", DEFAULT_OUT)
     .option("--check", "write nothing; exit 1 listing the files that differ from what the manifest generates")
-    .action(async (options: { manifest: string; out: string; check?: boolean }) => {
+    .option("--force", "overwrite files in the output directory that tablegen did not write")
+    .action(async (options: { manifest: string; out: string; check?: boolean; force?: boolean }) => {
       const { generate } = await import("./generate.ts");
       const result = await generate(options);
       console.log(result.summary);
+      for (const warning of result.warnings ?? []) console.error(warning);
       if (!result.ok) outcome.exitCode = 1;
     });
 

@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, rmdirSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, rmSync, rmdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { unifiedDiff } from "../tree/diff.ts";
 import { OWNED_FILES, parseOwnedListing, textHash, type FileTree } from "../tree/file-tree.ts";
 import type { Reuse } from "../emit/format.ts";
+import { makeDirectory } from "./directories.ts";
 
 /**
  * The one writer: every file tablegen puts into a generated server goes through it, and
@@ -56,7 +57,7 @@ export function writeOutput(outDir: string, output: Output): { written: string[]
   const write = (path: string, content: string) => {
     const target = join(outDir, path);
     const directory = dirname(target);
-    if (!directories.has(directory)) mkdirSync(directory, { recursive: true });
+    if (!directories.has(directory)) makeDirectory(directory);
     directories.add(directory);
     writeFileSync(target, content);
     written.push(path);
@@ -77,6 +78,41 @@ export function writeOutput(outDir: string, output: Output): { written: string[]
     write(path, content);
   }
   return { written, removed };
+}
+
+/** What writing a generated tree would do to files that are not as tablegen last wrote them. */
+export interface Overwrites {
+  /** Files on disk that the previous generation did not write (not listed), which would be replaced. */
+  foreign: string[];
+  /** Files tablegen wrote and someone changed since, which would be replaced or removed. */
+  edited: string[];
+}
+
+/**
+ * The files a write of the generated tree would replace or remove although they are not what
+ * tablegen last wrote: files it never wrote, and generated files edited by hand (their content no
+ * longer has the hash `.tablegen-files` keeps). A file already holding what is generated is neither.
+ */
+export function overwrites(outDir: string, tree: FileTree): Overwrites {
+  const listing = contentOf(join(outDir, OWNED_FILES));
+  const listed = new Map(parseOwnedListing(listing ?? "").map((entry) => [entry.path, entry.content]));
+  const foreign: string[] = [];
+  const edited: string[] = [];
+  for (const [path, content] of tree) {
+    if (path === OWNED_FILES) continue;
+    const current = contentOf(join(outDir, path));
+    if (current === undefined || current === content) continue;
+    const hash = listed.get(path);
+    if (hash === undefined) foreign.push(path);
+    // A listing of tablegen before hashes (no content hash) cannot tell an edit.
+    else if (hash !== "" && textHash(current) !== hash) edited.push(path);
+  }
+  for (const [path, hash] of listed) {
+    if (tree.has(path) || hash === "") continue;
+    const current = contentOf(join(outDir, path));
+    if (current !== undefined && textHash(current) !== hash) edited.push(path);
+  }
+  return { foreign, edited };
 }
 
 /** Removes files the writer created (a migration that failed to apply), and the folders they leave empty. */

@@ -66,16 +66,16 @@ type Row = [name: string, type: string, attributes: string];
 function attributes(field: Field, target: Target): string {
   const list: string[] = [];
   if (field.unique) list.push("@unique");
-  const defaultValue = prismaDefault(field);
+  const defaultValue = prismaDefault(field, target);
   if (defaultValue) list.push(`@default(${defaultValue})`);
   list.push(...target.prismaAttributes(field));
   return list.join(" ");
 }
 
-function prismaDefault(field: Field): string | undefined {
+function prismaDefault(field: Field, target: Target): string | undefined {
   const value = field.default;
   if (!value) return undefined;
-  if (value.kind === "now") return "now()";
-  if (field.kind === "datetime") return JSON.stringify(new Date(String(value.value)).toISOString());
+  if (field.kind === "datetime") return target.prismaDateTimeDefault(value);
+  if (value.kind === "now") throw new Error(`${field.name}: now is a default of DATETIME fields only`);
   return typeof value.value === "string" ? JSON.stringify(value.value) : String(value.value);
 }

@@ -2,13 +2,17 @@ import type { Query, QueryParam } from "../model/types.ts";
 import { queryNames } from "../targets/tables.ts";
 import type { Target } from "../targets/index.ts";
 
+/** A number as JSON writes it (the pattern of the server's http/numbers.ts). */
+const JSON_NUMBER = "^-?(0|[1-9]\\d*)(\\.\\d+)?([eE][+-]?\\d+)?$";
+
 /** How a query-string parameter (always text) is checked before it is bound. */
 function paramSchema(param: QueryParam): Record<string, unknown> {
   switch (param.kind) {
+    // Read as a JSON body's numbers are (http/numbers.ts): `1e3` too.
     case "float":
-      return { type: "string", pattern: "^-?\\d+(\\.\\d+)?([eE][+-]?\\d+)?$", description: "a number" };
+      return { type: "string", pattern: JSON_NUMBER, description: "a number" };
     case "integer":
-      return { type: "string", pattern: "^-?\\d+$", description: "an integer" };
+      return { type: "string", pattern: "^-?(0|[1-9]\\d*)$", description: "an integer" };
     case "boolean":
       return { type: "string", enum: ["true", "false"], description: "true or false" };
     case "datetime":

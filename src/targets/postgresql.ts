@@ -41,10 +41,13 @@ export const postgresql: Target = {
     if (field.kind === "text" && field.maxLength !== undefined) return [`@db.VarChar(${field.maxLength})`];
     return [];
   },
+  // timestamptz is one stored form whatever the default is written as.
+  prismaDateTimeDefault: (fallback) =>
+    fallback.kind === "now" ? "now()" : JSON.stringify(`${defaultDateTime(fallback.value)}.000Z`),
   uuidIdAttributes: ["@db.Uuid"],
 
-  tableContext(table) {
-    const context = tableContext(table, storage);
+  tableContext(table, model) {
+    const context = tableContext(table, model, storage);
     const doubles = table.fields.filter((field) => field.kind === "float").map((field) => JSON.stringify(field.name));
     return {
       ...context,

@@ -8,6 +8,9 @@ import { DATABASE_MODULES, type Target } from "./target.ts";
 /** Functions of the server's values.ts that read a stored value back into the API's. */
 const READERS: Partial<Record<Field["kind"], string>> = { boolean: "apiBoolean", datetime: "apiDateTime" };
 
+/** How SQLite stores a date-time: Prisma's ISO text, whole seconds, `+00:00` (values.ts writes the same). */
+const STORED_DATETIME = "%Y-%m-%dT%H:%M:%S.000+00:00";
+
 /** SQLite keeps booleans as 0/1 and date-times as Prisma's ISO text, and binds named parameters. */
 const storage: Storage = {
   param: (name) => `@${name}`,
@@ -18,10 +21,13 @@ const storage: Storage = {
     const fallback = field.default!;
     if (fallback.kind === "now") return "storedNow()";
     if (field.kind === "boolean") return String(Number(fallback.value));
-    if (field.kind === "datetime") return JSON.stringify(`${defaultDateTime(fallback.value)}.000+00:00`);
+    if (field.kind === "datetime") return JSON.stringify(storedDateTime(fallback.value));
     return JSON.stringify(fallback.value);
   },
 };
+
+/** A date-time literal as SQLite stores it. */
+const storedDateTime = (value: string | number | boolean) => `${defaultDateTime(value)}.000+00:00`;
 
 export const sqlite: Target = {
   database: "sqlite",
@@ -40,11 +46,18 @@ export const sqlite: Target = {
   placeholderUrl: "file:./tablegen-diff.db",
 
   prismaAttributes: () => [],
+  // Prisma's own now() and date-time literals become CURRENT_TIMESTAMP ('2024-01-31 12:00:00') and
+  // '2024-01-31 12:00:00 +00:00' in SQLite: text that compares differently from what the server
+  // stores. The column's default is written out in the server's stored form instead.
+  prismaDateTimeDefault: (fallback) =>
+    fallback.kind === "now"
+      ? `dbgenerated("(strftime('${STORED_DATETIME}', 'now'))")`
+      : `dbgenerated("'${storedDateTime(fallback.value)}'")`,
   uuidIdAttributes: [],
 
-  tableContext(table: Table) {
+  tableContext(table: Table, model: Model) {
     const converted = table.fields.filter((field) => READERS[field.kind] !== undefined);
-    const context = tableContext(table, storage);
+    const context = tableContext(table, model, storage);
     return {
       ...context,
       /** Rows differ from records only when a value is stored in another form. */

@@ -1,5 +1,5 @@
 import { camelCase, pascalCase } from "../manifest/names.ts";
-import type { Field, Table } from "../model/types.ts";
+import type { Field, Model, Reference, Table } from "../model/types.ts";
 import { columnList, quote, sqlList, statement } from "./sql.ts";
 
 /** TypeScript type of a value of each kind, as the API exchanges it. */
@@ -54,7 +54,7 @@ export interface Storage {
  * What the table modules of every database share: names, the statements (laid out by the target's
  * parameter style), reference checks, and each field's stored value on create and update.
  */
-export function tableContext(table: Table, storage: Storage) {
+export function tableContext(table: Table, model: Model, storage: Storage) {
   const names = tableNames(table.name);
   const inserted = [...(table.id === "uuid" ? ["id"] : []), ...table.fields.map((field) => field.name)];
   let position = 0;
@@ -68,9 +68,6 @@ export function tableContext(table: Table, storage: Storage) {
   });
   const id = storage.single;
   const from = `FROM ${quote(table.name)}`;
-  const referrers = new Map(
-    table.referencedBy.map((reference) => [`${reference.table}.${reference.field}`, reference]),
-  );
   return {
     ...names,
     uuid: table.id === "uuid",
@@ -102,11 +99,7 @@ export function tableContext(table: Table, storage: Storage) {
           ]
         : [],
     ),
-    referrers: [...referrers.values()].map(({ table: referrer, field }) => ({
-      table: referrer,
-      field,
-      sql: `SELECT 1 FROM ${quote(referrer)} WHERE ${quote(field)} = ${storage.single} LIMIT 1`,
-    })),
+    referrers: deleteBlockers(table, model, storage.single),
     fields: table.fields.map((field) => {
       const converter = storage.converter(field);
       return {
@@ -118,6 +111,44 @@ export function tableContext(table: Table, storage: Storage) {
     }),
     valueHelpers: valueHelpers(table, storage),
   };
+}
+
+/** How many cascades deep a delete's refusal is traced to the restricting reference in its way. */
+const CASCADE_DEPTH = 3;
+
+/**
+ * The references that can refuse the delete of a record, each with a statement telling whether it
+ * holds the record's id: those with `onDelete: restrict` to the table, and those (up to
+ * CASCADE_DEPTH cascades away) to records the delete's cascades would delete. A cascading or
+ * nulling reference never refuses a delete itself, so it is never named.
+ */
+function deleteBlockers(table: Table, model: Model, single: string) {
+  const tables = new Map(model.tables.map((candidate) => [candidate.name, candidate]));
+  const blockers: { table: string; name: string; sql: string }[] = [];
+  const visit = (current: Table, path: Reference[]) => {
+    for (const reference of current.referencedBy) {
+      if (path.some((step) => step.table === reference.table && step.field === reference.field)) continue;
+      if (reference.onDelete === "cascade" && path.length < CASCADE_DEPTH) {
+        visit(tables.get(reference.table)!, [...path, reference]);
+      }
+      if (reference.onDelete !== "restrict") continue;
+      // Which records the delete reaches: the record itself, then those its cascades delete.
+      let reached = `= ${single}`;
+      for (const step of path)
+        reached = `IN (SELECT "id" FROM ${quote(step.table)} WHERE ${quote(step.field)} ${reached})`;
+      const through = path.map((step) => step.table);
+      blockers.push({
+        table: through.length === 0 ? reference.table : `${reference.table} (through ${through.join(", ")})`,
+        name: [
+          `${reference.table}.${reference.field}.holds`,
+          ...path.map((step) => `${step.table}.${step.field}`),
+        ].join(".through."),
+        sql: `SELECT 1 FROM ${quote(reference.table)} WHERE ${quote(reference.field)} ${reached} LIMIT 1`,
+      });
+    }
+  };
+  visit(table, []);
+  return blockers;
 }
 
 /** The values.ts functions a table module writes with. */

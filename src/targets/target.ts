@@ -1,5 +1,5 @@
 import type { Database } from "../manifest/schema.ts";
-import type { Field, Model, Query, Table } from "../model/types.ts";
+import type { Field, FieldDefault, Model, Query, Table } from "../model/types.ts";
 import type { Rename } from "../migrate/plan.ts";
 
 /**
@@ -52,6 +52,12 @@ export interface Target {
 
   /** Prisma attributes after a field's own (native column types). */
   prismaAttributes(field: Field): string[];
+  /**
+   * The argument of a DATETIME field's `@default(...)` in the Prisma schema: what a migration fills
+   * existing rows with and what an insert that leaves the column out stores, in the same stored form
+   * as the server's own writes.
+   */
+  prismaDateTimeDefault(fallback: FieldDefault): string;
   /** Prisma attributes of a uuid id after `@id @default(uuid())`. */
   readonly uuidIdAttributes: string[];
 

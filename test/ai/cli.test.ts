@@ -14,7 +14,7 @@ import { startFakeOpenAI, type FakeOpenAI, type Reply } from "./fake-openai.ts";
 const VALID = toAiForm(EXAMPLE_MANIFEST);
 const MISSING_KEY =
   "tablegen: OPENAI_API_KEY is not set: the AI generator needs an API key (OPENAI_BASE_URL points it at any OpenAI-compatible server)";
-const NEXT = "Next: tablegen generate && tablegen migrate, then npm start in the generated server.";
+const NEXT = "Next: tablegen generate && tablegen migrate && cd server && npm install && npm start";
 
 const servers: FakeOpenAI[] = [];
 
@@ -69,7 +69,8 @@ describe.concurrent("tablegen ai", () => {
     expect(result.stdout).toContain("    author_id     NUMBER → authors, required, on delete cascade\n");
     expect(result.stdout).toContain("Relationships (2)\n  posts.author_id → authors.id (on delete cascade)\n");
     expect(result.stdout).toContain("Queries (1)\n  author_posts(author_id: NUMBER)\n");
-    expect(result.stdout).toMatch(new RegExp(`\n\nWrote tablegen.yaml\n${NEXT.replace(/[.]/g, "\\.")}$`));
+    expect(result.stdout).toContain(`\n\nWrote tablegen.yaml, .env, .gitignore\n${NEXT}`);
+    expect(result.stdout.endsWith(NEXT)).toBe(true);
 
     const [request] = server.requests;
     expect(server.requests).toHaveLength(1);

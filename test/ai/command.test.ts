@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { readFile, readdir } from "node:fs/promises";
+import { readFile, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { EXAMPLE_MANIFEST } from "../../src/ai/prompt.ts";
@@ -58,7 +58,14 @@ describe("tablegen ai's options", () => {
     const out = join(dir, "drafts/blog.yaml");
     const options = (extra: Partial<AiCommandOptions> = {}): AiCommandOptions => ({ out, ...extra });
 
-    expect(await ai("a blog", options(), false)).toBe(out);
+    // Beside a manifest without one, a .env as init writes it, and the .gitignore lines that keep it out of git.
+    const drafts = join(dir, "drafts");
+    expect(await ai("a blog", options(), false)).toEqual([out, join(drafts, ".env"), join(drafts, ".gitignore")]);
+    expect(await readFile(join(drafts, ".env"), "utf8")).toMatch(
+      /^API_SIGNATURE_KEY=[A-Za-z0-9_-]{43}\nDATABASE_URL="file:.\/data.db"\n$/,
+    );
+    expect((await stat(join(drafts, ".env"))).mode & 0o777).toBe(0o600);
+    expect(await readFile(join(drafts, ".gitignore"), "utf8")).toContain(".env\n");
     expect(await readFile(out, "utf8")).toMatch(/^# Drafted by tablegen ai \(llama3\.2\) from:\n# {3}a blog\n/);
     expect(printed).toHaveLength(1);
     expect(printed[0]).toMatch(/^\nProject blog: SQLite, API version v1\n\nTables \(3\)\n/);
@@ -67,7 +74,10 @@ describe("tablegen ai's options", () => {
     expect(refusal).toBe(`${shownPath(out)} already exists; use --force to overwrite it`);
     expect(server.requests).toHaveLength(1);
 
-    await ai("a library", options({ model: "qwen3", force: true }), false);
+    // An existing .env is kept: only the manifest is written.
+    const env = await readFile(join(drafts, ".env"), "utf8");
+    expect(await ai("a library", options({ model: "qwen3", force: true }), false)).toEqual([out]);
+    expect(await readFile(join(drafts, ".env"), "utf8")).toBe(env);
     expect(await readFile(out, "utf8")).toMatch(/^# Drafted by tablegen ai \(qwen3\) from:\n# {3}a library\n/);
     const json = join(dir, "blog.json");
     await ai("a blog", { out: json, model: "qwen3" }, false);
@@ -149,8 +159,8 @@ describe("a drafted manifest", () => {
   it("generates a server that starts and answers", { timeout: 120_000 }, async () => {
     const dir = await scratchDir("ai-server");
     await serve([{ content: VALID }]);
-    const manifest = await ai("a blog", { out: join(dir, "tablegen.yaml"), yes: true }, false);
-    const generated = await generate({ manifest, out: join(dir, "server") });
+    const [manifest] = await ai("a blog", { out: join(dir, "tablegen.yaml"), yes: true }, false);
+    const generated = await generate({ manifest: manifest!, out: join(dir, "server") });
     expect(generated.ok).toBe(true);
     expect(existsSync(join(dir, "server/package.json"))).toBe(true);
 

@@ -110,11 +110,43 @@ describe.concurrent("the tablegen command", () => {
     expect(result.stdout).toBe(
       [
         `Wrote ${join(target, "tablegen.yaml")}, ${join(target, ".env")}, ${join(target, ".gitignore")}`,
-        `Next: cd ${target} && tablegen generate && tablegen migrate, then npm start in the generated server.`,
+        `Next: cd ${target} && tablegen generate && tablegen migrate && cd server && npm install && npm start`,
       ].join("\n"),
     );
     expect(await readFile(join(target, "tablegen.yaml"), "utf8")).toMatch(/^project: shop$/m);
     expect(await readFile(join(target, ".env"), "utf8")).toMatch(/^API_SIGNATURE_KEY=[A-Za-z0-9_-]{43}$/m);
+  });
+
+  it("fails at once, exit 1, for a directory that cannot be made (issue 16)", async ({ expect }) => {
+    const file = join(dir, "a-file");
+    await writeFile(file, "");
+    // Node's recursive mkdir never returned for /proc/nope: each run is cut off after 20 s.
+    const run = (args: string[], env: Record<string, string> = {}) =>
+      execa(process.execPath, ["bin/tablegen.js", ...args], {
+        reject: false,
+        cwd: root,
+        timeout: 20_000,
+        env: { NO_COLOR: "1", ...env },
+      });
+    const model = { OPENAI_API_KEY: "test", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" };
+    const [proc, underFile, isFile, generate, ai] = await Promise.all([
+      run(["init", "/proc/nope", "--yes"]),
+      run(["init", join(file, "sub"), "--yes"]),
+      run(["init", file, "--yes"]),
+      run(["generate", "--manifest", "examples/tasks.yaml", "--out", "/proc/nope/server"]),
+      // Refused before the model is asked (nothing listens on port 9).
+      run(["ai", "a library", "--out", "/proc/nope/tablegen.yaml"], model),
+    ]);
+    const results = [proc, underFile, isFile, generate, ai];
+    expect(results.map((result) => result.timedOut)).toEqual([false, false, false, false, false]);
+    expect(results.map((result) => result.exitCode)).toEqual([1, 1, 1, 1, 1]);
+    expect(results.map((result) => result.stderr)).toEqual([
+      "tablegen: cannot create directory /proc/nope: no such file or directory (ENOENT)",
+      `tablegen: cannot create directory ${join(file, "sub")}: ${file} is not a directory`,
+      `tablegen: cannot create directory ${file}: it is a file, not a directory`,
+      "tablegen: cannot create directory /proc/nope/server: no such file or directory (ENOENT)",
+      "tablegen: cannot create directory /proc/nope: no such file or directory (ENOENT)",
+    ]);
   });
 
   it("says ai needs an API key, and migrate needs a manifest and a generated server", async ({ expect }) => {

@@ -99,6 +99,18 @@ describe("tablegen init", () => {
     expect((await readModel(join(target, "tablegen.yaml"))).project).toBe("shop");
   });
 
+  it("leaves no directory behind when it stops before writing (issue 16)", async () => {
+    const target = join(dir, "new", "deeper");
+    await expect(init(target, { yes: true, name: "My Shop" }, false)).rejects.toThrow(UserError);
+    expect(existsSync(join(dir, "new"))).toBe(false);
+  });
+
+  it("refuses a directory that cannot be made, at once", async () => {
+    await expect(init("/proc/nope", { yes: true }, false)).rejects.toThrow(
+      new UserError("cannot create directory /proc/nope: no such file or directory (ENOENT)"),
+    );
+  });
+
   it("uses the defaults when stdin is not a terminal, even without --yes", async () => {
     await init(dir, { name: "shop" }, false);
     expect((await readModel(join(dir, "tablegen.yaml"))).tables).toHaveLength(2);

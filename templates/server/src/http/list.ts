@@ -1,5 +1,6 @@
 import { invalid } from "./errors.js";
 import { formats } from "./formats.js";
+import { jsonNumber } from "./numbers.js";
 
 /** How a table's values are exchanged, as its list filters and sorts read them. */
 export type Kind = "float" | "integer" | "uuid" | "text" | "boolean" | "datetime";
@@ -40,11 +41,9 @@ const KIND_NAMES: Record<Kind, string> = {
   boolean: "true or false",
   datetime: "a date-time with a time zone, like 2024-01-31T12:00:00Z",
 };
-const NUMBER = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
 /** Integers and number ids are 32-bit, as the database stores them. */
 const MAX_INTEGER = 2_147_483_647;
 const MIN_INTEGER = -2_147_483_648;
-const INTEGER = /^-?\d+$/;
 const FILTER = /^([a-z][a-z0-9_]*)\[([a-z]+)\]$/;
 
 /**
@@ -68,14 +67,15 @@ export function parseListQuery(
     const text = given ?? "";
     switch (name) {
       case "limit": {
-        const limit = Number(text);
-        if (INTEGER.test(text) && limit >= 1 && limit <= MAX_LIMIT) query.limit = limit;
+        const limit = jsonNumber(text);
+        if (limit !== undefined && Number.isInteger(limit) && limit >= 1 && limit <= MAX_LIMIT) query.limit = limit;
         else problems.push(`limit must be an integer from 1 to ${MAX_LIMIT}`);
         break;
       }
       case "offset": {
-        const offset = Number(text);
-        if (INTEGER.test(text) && offset >= 0 && Number.isSafeInteger(offset)) query.offset = offset;
+        const offset = jsonNumber(text);
+        if (offset !== undefined && Number.isSafeInteger(offset) && offset >= 0)
+          query.offset = Math.abs(offset); // -0 as 0
         else problems.push("offset must be a whole number, 0 or more");
         break;
       }
@@ -160,14 +160,16 @@ function parseFilter(name: string, text: string, table: ListTable, query: ListQu
 const plural = (kind: Kind) =>
   kind === "boolean" ? "true or false values" : `${KIND_NAMES[kind].replace(/^an? /, "")}s`;
 
-/** A query-string value as the API value of a kind, or undefined when it is not one. */
+/** A query-string value as the API value of a kind, or undefined when it is not one. Numbers are read as JSON reads them. */
 function parseValue(text: string, kind: Kind): unknown {
   switch (kind) {
     case "float":
-      return NUMBER.test(text) && Number.isFinite(Number(text)) ? Number(text) : undefined;
+      return jsonNumber(text);
     case "integer": {
-      const value = Number(text);
-      return INTEGER.test(text) && value >= MIN_INTEGER && value <= MAX_INTEGER ? value : undefined;
+      const value = jsonNumber(text);
+      return value !== undefined && Number.isInteger(value) && value >= MIN_INTEGER && value <= MAX_INTEGER
+        ? value
+        : undefined;
     }
     case "uuid":
       return formats.uuid.test(text) ? text.toLowerCase() : undefined;

@@ -9,7 +9,11 @@ export interface ReferenceCheck {
   exists: Database.Statement<[unknown]>;
 }
 
-/** A table that refers to this one and a statement telling whether it holds a given id. */
+/**
+ * A reference that can refuse a delete (`onDelete: restrict`, to the record or to one its cascades
+ * would delete) and a statement telling whether it holds a given id. `table` is how the refusal
+ * names it: `loans`, or `comments (through posts)`.
+ */
 export interface ReferrerCheck {
   table: string;
   holds: Database.Statement<[unknown]>;
@@ -38,7 +42,10 @@ export function writeFailure(error: unknown, values: object, references: Referen
 /** SQLite reports ON DELETE RESTRICT as a trigger constraint, and a deferred check as a foreign key. */
 const DELETE_REFUSALS = new Set(["SQLITE_CONSTRAINT_TRIGGER", "SQLITE_CONSTRAINT_FOREIGNKEY"]);
 
-/** Translates the foreign-key error of a restricted delete into 409, naming the referring tables. */
+/**
+ * Translates the foreign-key error of a restricted delete into 409, naming the restricting references
+ * that hold the record (never those that would cascade or be set to null).
+ */
 export function deleteFailure(error: unknown, id: unknown, referrers: ReferrerCheck[]): unknown {
   if (!(error instanceof Database.SqliteError) || !DELETE_REFUSALS.has(error.code)) return error;
   const tables = [...new Set(referrers.filter(({ holds }) => holds.get(id) !== undefined).map(({ table }) => table))];

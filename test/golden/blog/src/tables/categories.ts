@@ -28,10 +28,8 @@ export function categoriesTable(db: Db) {
   };
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [];
-  /** Tables that refer to this one, each with a statement telling whether it holds an id. */
-  const referrers: ReferrerCheck[] = [
-    { table: "posts", holds: db.prepare(`SELECT 1 FROM "posts" WHERE "category_id" = ? LIMIT 1`) },
-  ];
+  /** References that can refuse a delete, each with a statement telling whether it holds an id. */
+  const referrers: ReferrerCheck[] = [];
   const pages = listPages<CategoriesRecord>(db, categoriesListTable, COLUMNS);
 
   /** A page of records for a list query: filtered, sorted, limited; counted when asked. */

@@ -40,7 +40,7 @@ export function commentsTable(db: Db) {
   const references: ReferenceCheck[] = [
     { field: "post_id", table: "posts", exists: db.prepare(`SELECT 1 FROM "posts" WHERE "id" = ?`) },
   ];
-  /** Tables that refer to this one, each with a statement telling whether it holds an id. */
+  /** References that can refuse a delete, each with a statement telling whether it holds an id. */
   const referrers: ReferrerCheck[] = [];
   const pages = listPages<CommentsRecord>(db, commentsListTable, COLUMNS);
 

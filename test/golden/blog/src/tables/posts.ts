@@ -72,7 +72,7 @@ export function postsTable(db: Db) {
     { field: "user_id", table: "users", exists: db.prepare(`SELECT 1 FROM "users" WHERE "id" = ?`) },
     { field: "category_id", table: "categories", exists: db.prepare(`SELECT 1 FROM "categories" WHERE "id" = ?`) },
   ];
-  /** Tables that refer to this one, each with a statement telling whether it holds an id. */
+  /** References that can refuse a delete, each with a statement telling whether it holds an id. */
   const referrers: ReferrerCheck[] = [
     { table: "comments", holds: db.prepare(`SELECT 1 FROM "comments" WHERE "post_id" = ? LIMIT 1`) },
   ];

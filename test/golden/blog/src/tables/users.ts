@@ -66,9 +66,14 @@ export function usersTable(db: Db) {
   };
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [];
-  /** Tables that refer to this one, each with a statement telling whether it holds an id. */
+  /** References that can refuse a delete, each with a statement telling whether it holds an id. */
   const referrers: ReferrerCheck[] = [
-    { table: "posts", holds: db.prepare(`SELECT 1 FROM "posts" WHERE "user_id" = ? LIMIT 1`) },
+    {
+      table: "comments (through posts)",
+      holds: db.prepare(
+        `SELECT 1 FROM "comments" WHERE "post_id" IN (SELECT "id" FROM "posts" WHERE "user_id" = ?) LIMIT 1`,
+      ),
+    },
   ];
   const pages = listPages<UsersRow>(db, usersListTable, COLUMNS);
 

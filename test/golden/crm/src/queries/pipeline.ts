@@ -22,7 +22,7 @@ const schema = {
   querystring: {
     type: "object",
     properties: {
-      min_amount: { type: "string", pattern: "^-?\\d+(\\.\\d+)?([eE][+-]?\\d+)?$", description: "a number" },
+      min_amount: { type: "string", pattern: "^-?(0|[1-9]\\d*)(\\.\\d+)?([eE][+-]?\\d+)?$", description: "a number" },
     },
     required: ["min_amount"],
     additionalProperties: false,

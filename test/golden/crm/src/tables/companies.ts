@@ -54,11 +54,14 @@ export function companiesTable(db: Db) {
   };
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [];
-  /** Tables that refer to this one, each with a statement telling whether it holds an id. */
+  /** References that can refuse a delete, each with a statement telling whether it holds an id. */
   const referrers: ReferrerCheck[] = [
     {
-      table: "contacts",
-      holds: { name: "contacts.company_id.holds", text: `SELECT 1 FROM "contacts" WHERE "company_id" = $1 LIMIT 1` },
+      table: "deals (through contacts)",
+      holds: {
+        name: "deals.contact_id.holds.through.contacts.company_id",
+        text: `SELECT 1 FROM "deals" WHERE "contact_id" IN (SELECT "id" FROM "contacts" WHERE "company_id" = $1) LIMIT 1`,
+      },
     },
   ];
   const pages = listPages<CompaniesRecord>(db, companiesListTable, COLUMNS);

@@ -62,7 +62,7 @@ export function contactsTable(db: Db) {
       exists: { name: "companies.exists", text: `SELECT 1 FROM "companies" WHERE "id" = $1` },
     },
   ];
-  /** Tables that refer to this one, each with a statement telling whether it holds an id. */
+  /** References that can refuse a delete, each with a statement telling whether it holds an id. */
   const referrers: ReferrerCheck[] = [
     {
       table: "deals",

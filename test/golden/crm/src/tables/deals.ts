@@ -66,7 +66,7 @@ export function dealsTable(db: Db) {
       exists: { name: "contacts.exists", text: `SELECT 1 FROM "contacts" WHERE "id" = $1` },
     },
   ];
-  /** Tables that refer to this one, each with a statement telling whether it holds an id. */
+  /** References that can refuse a delete, each with a statement telling whether it holds an id. */
   const referrers: ReferrerCheck[] = [];
   const pages = listPages<DealsRecord>(db, dealsListTable, COLUMNS);
 

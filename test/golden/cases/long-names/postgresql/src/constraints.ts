@@ -10,7 +10,11 @@ export interface ReferenceCheck {
   exists: pg.QueryConfig;
 }
 
-/** A table that refers to this one and a statement telling whether it holds a given id. */
+/**
+ * A reference that can refuse a delete (`onDelete: restrict`, to the record or to one its cascades
+ * would delete) and a statement telling whether it holds a given id. `table` is how the refusal
+ * names it: `loans`, or `comments (through posts)`.
+ */
 export interface ReferrerCheck {
   table: string;
   holds: pg.QueryConfig;
@@ -45,7 +49,10 @@ export async function writeFailure(
   return error;
 }
 
-/** Translates the foreign-key error of a restricted delete into 409, naming the referring tables. */
+/**
+ * Translates the foreign-key error of a restricted delete into 409, naming the restricting references
+ * that hold the record (never those that would cascade or be set to null).
+ */
 export async function deleteFailure(db: Db, error: unknown, id: unknown, referrers: ReferrerCheck[]): Promise<unknown> {
   if (!(error instanceof pg.DatabaseError) || error.code !== FOREIGN_KEY_VIOLATION) return error;
   const tables: string[] = [];

@@ -8,9 +8,13 @@ import { signatureCheck } from "./http/auth.js";
 import { apiDocs } from "./http/docs.js";
 import { Failure, handleError, handleNotFound } from "./http/errors.js";
 import { formats } from "./http/formats.js";
+import { parseJsonBodies } from "./http/json.js";
 import { answerWrongMethods } from "./http/methods.js";
 import { api, routes } from "./routes.js";
 import { openStore } from "./store.js";
+
+/** The log levels at which each request is logged. */
+const LOGGED_REQUESTS = new Set(["info", "debug", "trace"]);
 
 /** The Fastify application: checks, routes and error answers; listening is the caller's. */
 export async function buildApp(config: Config, db: Db): Promise<FastifyInstance> {
@@ -51,12 +55,30 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
     },
   });
 
-  if (corsEnabled) await app.register(cors, { origin: config.corsOrigins });
+  if (corsEnabled) {
+    await app.register(cors, {
+      origin: config.corsOrigins,
+      // Every method a route may serve (the contract's GET, HEAD, POST and DELETE, and any of your own
+      // routes'), and the list headers a browser script may read.
+      methods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"],
+      exposedHeaders: ["Link", "X-Total-Count"],
+    });
+  }
   app.addHook("onRequest", checkSignature);
+  // One line per request at info: method, path without its query string, status and milliseconds;
+  // never a header, so never the key. Not registered above info, where it would cost every request.
+  if (LOGGED_REQUESTS.has(config.logLevel)) {
+    app.addHook("onResponse", async (request, reply) => {
+      const path = request.url.split("?", 1)[0];
+      const ms = Math.round(reply.elapsedTime * 10) / 10;
+      request.log.info({ method: request.method, path, status: reply.statusCode, ms }, "request");
+    });
+  }
 
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(handleNotFound);
   // JSON only: bodies of any other type are read (so an oversized one is a 413 first), then refused.
+  parseJsonBodies(app);
   app.removeContentTypeParser("text/plain");
   app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, _body, done) => {
     done(new Failure(415, "Unsupported media type"), undefined);

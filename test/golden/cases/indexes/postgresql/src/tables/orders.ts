@@ -56,7 +56,7 @@ export function ordersTable(db: Db) {
       exists: { name: "customers.exists", text: `SELECT 1 FROM "customers" WHERE "id" = $1` },
     },
   ];
-  /** Tables that refer to this one, each with a statement telling whether it holds an id. */
+  /** References that can refuse a delete, each with a statement telling whether it holds an id. */
   const referrers: ReferrerCheck[] = [];
   const pages = listPages<OrdersRecord>(db, ordersListTable, COLUMNS);
 

@@ -35,7 +35,7 @@ export function ordersTable(db: Db) {
   const references: ReferenceCheck[] = [
     { field: "customer_id", table: "customers", exists: db.prepare(`SELECT 1 FROM "customers" WHERE "id" = ?`) },
   ];
-  /** Tables that refer to this one, each with a statement telling whether it holds an id. */
+  /** References that can refuse a delete, each with a statement telling whether it holds an id. */
   const referrers: ReferrerCheck[] = [];
   const pages = listPages<OrdersRecord>(db, ordersListTable, COLUMNS);
 

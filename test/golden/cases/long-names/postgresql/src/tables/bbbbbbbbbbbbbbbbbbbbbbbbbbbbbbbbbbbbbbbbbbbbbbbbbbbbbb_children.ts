@@ -73,7 +73,7 @@ export function bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenTa
       },
     },
   ];
-  /** Tables that refer to this one, each with a statement telling whether it holds an id. */
+  /** References that can refuse a delete, each with a statement telling whether it holds an id. */
   const referrers: ReferrerCheck[] = [];
   const pages = listPages<BbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenRecord>(
     db,

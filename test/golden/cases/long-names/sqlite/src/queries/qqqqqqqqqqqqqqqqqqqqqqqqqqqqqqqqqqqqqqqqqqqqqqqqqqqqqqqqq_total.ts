@@ -18,7 +18,7 @@ const schema = {
     properties: {
       mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm_minimum: {
         type: "string",
-        pattern: "^-?\\d+(\\.\\d+)?([eE][+-]?\\d+)?$",
+        pattern: "^-?(0|[1-9]\\d*)(\\.\\d+)?([eE][+-]?\\d+)?$",
         description: "a number",
       },
     },

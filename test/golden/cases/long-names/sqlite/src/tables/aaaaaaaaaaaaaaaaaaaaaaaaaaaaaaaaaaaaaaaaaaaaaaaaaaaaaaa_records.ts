@@ -84,15 +84,8 @@ export function aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsTa
   };
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [];
-  /** Tables that refer to this one, each with a statement telling whether it holds an id. */
-  const referrers: ReferrerCheck[] = [
-    {
-      table: "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_children",
-      holds: db.prepare(
-        `SELECT 1 FROM "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_children" WHERE "rrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr_id" = ? LIMIT 1`,
-      ),
-    },
-  ];
+  /** References that can refuse a delete, each with a statement telling whether it holds an id. */
+  const referrers: ReferrerCheck[] = [];
   const pages = listPages<AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRow>(
     db,
     aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsListTable,

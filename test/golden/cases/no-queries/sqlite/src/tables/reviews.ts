@@ -35,7 +35,7 @@ export function reviewsTable(db: Db) {
   const references: ReferenceCheck[] = [
     { field: "product_id", table: "products", exists: db.prepare(`SELECT 1 FROM "products" WHERE "id" = ?`) },
   ];
-  /** Tables that refer to this one, each with a statement telling whether it holds an id. */
+  /** References that can refuse a delete, each with a statement telling whether it holds an id. */
   const referrers: ReferrerCheck[] = [];
   const pages = listPages<ReviewsRecord>(db, reviewsListTable, COLUMNS);
 

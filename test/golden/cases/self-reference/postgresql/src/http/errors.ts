@@ -45,7 +45,7 @@ function failureOf(error: FastifyError): Failure {
   if (error.validation) return invalid(describeValidation(error.validation, error.validationContext));
   const known = error.code ? FRAMEWORK_FAILURES[error.code] : undefined;
   if (known) return new Failure(...known);
-  // The JSON parser's own errors: a syntax error, or a forbidden __proto__/constructor key.
+  // Any other error of a body parser.
   if (error.statusCode === 400) return invalid(["body is not valid JSON"]);
   return new Failure(500, "Internal server error");
 }

@@ -52,13 +52,8 @@ export function peopleTable(db: Db) {
       exists: { name: "people.exists", text: `SELECT 1 FROM "people" WHERE "id" = $1` },
     },
   ];
-  /** Tables that refer to this one, each with a statement telling whether it holds an id. */
-  const referrers: ReferrerCheck[] = [
-    {
-      table: "people",
-      holds: { name: "people.manager_id.holds", text: `SELECT 1 FROM "people" WHERE "manager_id" = $1 LIMIT 1` },
-    },
-  ];
+  /** References that can refuse a delete, each with a statement telling whether it holds an id. */
+  const referrers: ReferrerCheck[] = [];
   const pages = listPages<PeopleRecord>(db, peopleListTable, COLUMNS);
 
   return {

@@ -35,10 +35,8 @@ export function peopleTable(db: Db) {
   const references: ReferenceCheck[] = [
     { field: "manager_id", table: "people", exists: db.prepare(`SELECT 1 FROM "people" WHERE "id" = ?`) },
   ];
-  /** Tables that refer to this one, each with a statement telling whether it holds an id. */
-  const referrers: ReferrerCheck[] = [
-    { table: "people", holds: db.prepare(`SELECT 1 FROM "people" WHERE "manager_id" = ? LIMIT 1`) },
-  ];
+  /** References that can refuse a delete, each with a statement telling whether it holds an id. */
+  const referrers: ReferrerCheck[] = [];
   const pages = listPages<PeopleRecord>(db, peopleListTable, COLUMNS);
 
   /** A page of records for a list query: filtered, sorted, limited; counted when asked. */

@@ -52,7 +52,7 @@ export function booksTable(db: Db) {
       exists: { name: "authors.exists", text: `SELECT 1 FROM "authors" WHERE "id" = $1` },
     },
   ];
-  /** Tables that refer to this one, each with a statement telling whether it holds an id. */
+  /** References that can refuse a delete, each with a statement telling whether it holds an id. */
   const referrers: ReferrerCheck[] = [];
   const pages = listPages<BooksRecord>(db, booksListTable, COLUMNS);
 

@@ -35,7 +35,7 @@ export function booksTable(db: Db) {
   const references: ReferenceCheck[] = [
     { field: "author_id", table: "authors", exists: db.prepare(`SELECT 1 FROM "authors" WHERE "id" = ?`) },
   ];
-  /** Tables that refer to this one, each with a statement telling whether it holds an id. */
+  /** References that can refuse a delete, each with a statement telling whether it holds an id. */
   const referrers: ReferrerCheck[] = [];
   const pages = listPages<BooksRecord>(db, booksListTable, COLUMNS);
 

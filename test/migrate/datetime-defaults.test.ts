@@ -1,0 +1,94 @@
+import { describe, it } from "vitest";
+import { postgresUrl, project, serve, tablegen, type Envelope } from "./scenario.ts";
+
+// Issue 16, defect 3: a DATETIME that a migration's default fills is stored in the same form as one
+// the API writes, so that a custom query comparing date-times sees both. On SQLite, Prisma's now()
+// used to store CURRENT_TIMESTAMP text ('2026-11-22 13:04:50') beside the API's
+// '2026-11-22T13:04:50.000+00:00', and a comparison with a parameter skipped the former.
+
+const BEFORE = `project: shop
+tables:
+  customers:
+    fields:
+      name: { type: TEXT, required: true }
+`;
+
+const AFTER = `project: shop
+tables:
+  customers:
+    fields:
+      name: { type: TEXT, required: true }
+      joined: { type: DATETIME, required: true, default: now }
+      since: { type: DATETIME, default: "2024-01-31T12:00:00Z" }
+queries:
+  joined_since:
+    params: { from: DATETIME }
+    sql: SELECT id, joined FROM customers WHERE joined >= :from ORDER BY id
+  member_since:
+    params: { from: DATETIME }
+    sql: SELECT id, since FROM customers WHERE since >= :from ORDER BY id
+`;
+
+/** Seconds, as the API answers a date-time. */
+const seconds = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z");
+
+for (const database of ["sqlite", "postgresql"] as const) {
+  describe.skipIf(database === "postgresql" && !postgresUrl)(`DATETIME defaults on ${database}`, () => {
+    it(
+      "a migration fills existing rows in the stored form of the API's writes, so custom queries compare them",
+      { timeout: 120_000 },
+      async (context) => {
+        const { expect } = context;
+        const { dir, db, write } = await project(database, BEFORE);
+        expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
+        expect((await tablegen(["migrate"], dir)).exitCode).toBe(0);
+        const before = await serve(dir, db, context);
+        const ada = ((await before.api.post("/customers/v1/create", { name: "Ada" })).body as Envelope).data;
+        await before.stop();
+
+        const migrated = Date.now();
+        await write(AFTER);
+        expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
+        const migrate = await tablegen(["migrate", "--name", "dates"], dir);
+        expect(migrate.exitCode, migrate.stderr).toBe(0);
+
+        const { api } = await serve(dir, db, context);
+        const bob = ((await api.post("/customers/v1/create", { name: "Bob" })).body as Envelope).data;
+        const cyd = (
+          (await api.post("/customers/v1/create", { name: "Cyd", since: "2024-01-31T12:00:00Z" })).body as Envelope
+        ).data;
+        // Ada's values come from the migration, Bob's from the server's defaults, Cyd's from the body.
+        const rows = await api.get("/customers/v1/list");
+        expect(rows.status, rows.text).toBe(200);
+        const [first] = (rows.body as Envelope<Record<string, unknown>[]>).data;
+        expect(first).toMatchObject({ id: ada.id, since: "2024-01-31T12:00:00Z" });
+        expect(Date.parse(first!.joined as string)).toBeGreaterThanOrEqual(Date.parse(seconds(migrated)) - 1000);
+
+        // The stored text of a migration's default and of the API's write is the same form.
+        if (database === "sqlite") {
+          const stored = async (id: unknown, column: string) =>
+            db.value(`SELECT ${column} FROM customers WHERE id = ${String(id)}`);
+          expect(await stored(ada.id, "since")).toBe("2024-01-31T12:00:00.000+00:00");
+          expect(await stored(cyd.id, "since")).toBe("2024-01-31T12:00:00.000+00:00");
+          for (const id of [ada.id, bob.id])
+            expect(await stored(id, "joined")).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000\+00:00$/);
+        }
+
+        const from = seconds(migrated - 60_000);
+        const joined = await api.get(`/v1/joined_since?from=${from}`);
+        expect(joined.status).toBe(200);
+        expect((joined.body as Envelope<{ id: number }[]>).data.map((row) => row.id)).toEqual([ada.id, bob.id, cyd.id]);
+        const member = await api.get("/v1/member_since?from=2024-01-31T12:00:00Z");
+        expect(member.body).toEqual({
+          success: true,
+          message: "Data found.",
+          data: [
+            { id: ada.id, since: "2024-01-31T12:00:00Z" },
+            { id: bob.id, since: "2024-01-31T12:00:00Z" },
+            { id: cyd.id, since: "2024-01-31T12:00:00Z" },
+          ],
+        });
+      },
+    );
+  });
+}
