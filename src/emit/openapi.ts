@@ -1,5 +1,6 @@
 import { pascalCase } from "../manifest/names.ts";
 import type { Field, Model, Query, Table, ValueKind } from "../model/types.ts";
+import { refusingReferences } from "../model/references.ts";
 import { tableNames } from "../targets/tables.ts";
 import { paramValueSchema } from "./queries.ts";
 import { MAX_INT, idSchema, tableSchemas, type JsonSchema } from "./schemas.ts";
@@ -261,7 +262,8 @@ function idParameter(table: Table): JsonSchema {
   };
 }
 
-function tableOperations(table: Table, project: string, version: string, operationId: (key: string) => string) {
+function tableOperations(table: Table, model: Model, version: string, operationId: (key: string) => string) {
+  const { project } = model;
   const { record } = tableNames(table.name);
   const names = { record, create: `${pascalCase(table.name)}Create`, update: `${pascalCase(table.name)}Update` };
   const base = `/${project}/${table.name}/${version}`;
@@ -271,7 +273,7 @@ function tableOperations(table: Table, project: string, version: string, operati
     .map((field) => `Invalid request: ${field.name} already exists`);
   const uniqueConflict: Record<number, JsonSchema> =
     unique.length > 0 ? { 409: conflict("A unique field holds a value another record has.", { enum: unique }) } : {};
-  const referrers = [...new Set(table.referencedBy.map((reference) => reference.table))];
+  const referrers = [...new Set(refusingReferences(table, model).map((refusing) => refusing.label))];
   const tags = [table.name];
   const recordAnswer = (message: string, description: string) => ({
     description,
@@ -479,7 +481,7 @@ export function openApiDocument(model: Model, version: string): JsonSchema {
       { name: DOCUMENT_TAG, description: "This document." },
     ],
     paths: {
-      ...Object.assign({}, ...tables.map((table) => tableOperations(table, model.project, version, operationId))),
+      ...Object.assign({}, ...tables.map((table) => tableOperations(table, model, version, operationId))),
       ...Object.assign({}, ...queries.map((query) => queryOperation(query, model.project, version, operationId))),
       [`/${model.project}/${version}/openapi.json`]: {
         get: {

@@ -1,5 +1,6 @@
 import { camelCase, pascalCase } from "../manifest/names.ts";
-import type { Field, Model, Reference, Table } from "../model/types.ts";
+import { refusingReferences } from "../model/references.ts";
+import type { Field, Model, Table } from "../model/types.ts";
 import { columnList, quote, sqlList, statement } from "./sql.ts";
 
 /** TypeScript type of a value of each kind, as the API exchanges it. */
@@ -113,42 +114,24 @@ export function tableContext(table: Table, model: Model, storage: Storage) {
   };
 }
 
-/** How many cascades deep a delete's refusal is traced to the restricting reference in its way. */
-const CASCADE_DEPTH = 3;
-
 /**
- * The references that can refuse the delete of a record, each with a statement telling whether it
- * holds the record's id: those with `onDelete: restrict` to the table, and those (up to
- * CASCADE_DEPTH cascades away) to records the delete's cascades would delete. A cascading or
- * nulling reference never refuses a delete itself, so it is never named.
+ * The references that can refuse the delete of a record (model/references.ts), each with a
+ * statement telling whether it holds the record's id, or one the delete's cascades would delete.
  */
 function deleteBlockers(table: Table, model: Model, single: string) {
-  const tables = new Map(model.tables.map((candidate) => [candidate.name, candidate]));
-  const blockers: { table: string; name: string; sql: string }[] = [];
-  const visit = (current: Table, path: Reference[]) => {
-    for (const reference of current.referencedBy) {
-      if (path.some((step) => step.table === reference.table && step.field === reference.field)) continue;
-      if (reference.onDelete === "cascade" && path.length < CASCADE_DEPTH) {
-        visit(tables.get(reference.table)!, [...path, reference]);
-      }
-      if (reference.onDelete !== "restrict") continue;
-      // Which records the delete reaches: the record itself, then those its cascades delete.
-      let reached = `= ${single}`;
-      for (const step of path)
-        reached = `IN (SELECT "id" FROM ${quote(step.table)} WHERE ${quote(step.field)} ${reached})`;
-      const through = path.map((step) => step.table);
-      blockers.push({
-        table: through.length === 0 ? reference.table : `${reference.table} (through ${through.join(", ")})`,
-        name: [
-          `${reference.table}.${reference.field}.holds`,
-          ...path.map((step) => `${step.table}.${step.field}`),
-        ].join(".through."),
-        sql: `SELECT 1 FROM ${quote(reference.table)} WHERE ${quote(reference.field)} ${reached} LIMIT 1`,
-      });
-    }
-  };
-  visit(table, []);
-  return blockers;
+  return refusingReferences(table, model).map(({ reference, path, label }) => {
+    // Which records the delete reaches: the record itself, then those its cascades delete.
+    let reached = `= ${single}`;
+    for (const step of path)
+      reached = `IN (SELECT "id" FROM ${quote(step.table)} WHERE ${quote(step.field)} ${reached})`;
+    return {
+      table: label,
+      name: [`${reference.table}.${reference.field}.holds`, ...path.map((step) => `${step.table}.${step.field}`)].join(
+        ".through.",
+      ),
+      sql: `SELECT 1 FROM ${quote(reference.table)} WHERE ${quote(reference.field)} ${reached} LIMIT 1`,
+    };
+  });
 }
 
 /** The values.ts functions a table module writes with. */

@@ -124,8 +124,9 @@ describe("the OpenAPI document of a version", () => {
       type: "string",
       enum: ["Record is referenced by comments", "Record is referenced by other records"],
     });
+    // Posts cascade with their user; the comments on them refuse (the message the server gives).
     expect(messageOf(v1, operation(v1, "deleteUser").responses["409"]).enum).toEqual([
-      "Record is referenced by posts",
+      "Record is referenced by comments (through posts)",
       "Record is referenced by other records",
     ]);
 

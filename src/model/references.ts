@@ -1,0 +1,38 @@
+import type { Model, Reference, Table } from "./types.ts";
+
+/** How many cascades deep a delete's refusal is traced to the restricting reference in its way. */
+const CASCADE_DEPTH = 3;
+
+/** A reference that can refuse the delete of a record, and the cascades that lead to it. */
+export interface RefusingReference {
+  reference: Reference;
+  /** The cascading references from the deleted record's table to the one that refuses. */
+  path: Reference[];
+  /** How a refusal names it: `loans`, or `comments (through posts)`. */
+  label: string;
+}
+
+/**
+ * The references that can refuse the delete of a record of `table`: those with `onDelete:
+ * restrict` to the table, and those (up to CASCADE_DEPTH cascades away) to records the delete's
+ * cascades would delete. A cascading or nulling reference never refuses a delete itself, so it is
+ * never named. The server's checks and the OpenAPI document's messages both come from here.
+ */
+export function refusingReferences(table: Table, model: Model): RefusingReference[] {
+  const tables = new Map(model.tables.map((candidate) => [candidate.name, candidate]));
+  const refusing: RefusingReference[] = [];
+  const visit = (current: Table, path: Reference[]) => {
+    for (const reference of current.referencedBy) {
+      if (path.some((step) => step.table === reference.table && step.field === reference.field)) continue;
+      if (reference.onDelete === "cascade" && path.length < CASCADE_DEPTH) {
+        visit(tables.get(reference.table)!, [...path, reference]);
+      }
+      if (reference.onDelete !== "restrict") continue;
+      const through = path.map((step) => step.table);
+      const label = through.length === 0 ? reference.table : `${reference.table} (through ${through.join(", ")})`;
+      refusing.push({ reference, path, label });
+    }
+  };
+  visit(table, []);
+  return refusing;
+}
