@@ -11,7 +11,14 @@ import { describeRisk, riskCountSql } from "../migrate/risks.ts";
 import { targetFor, type Target } from "../targets/index.ts";
 import { afterMigrations, countRows, forgetFailedMigrations } from "./database.ts";
 import { databaseUrlFor } from "./env.ts";
-import { assertQueries, existingMigrations, latestSchema, latestSnapshot, loadSources, readManifestFile } from "./host.ts";
+import {
+  assertQueries,
+  existingMigrations,
+  latestSchema,
+  latestSnapshot,
+  loadSources,
+  readManifestFile,
+} from "./host.ts";
 import { deployMigrations, diffSchemas } from "./prisma/run.ts";
 import { compareTree, previousOutput, removeCreated, writeOutput } from "./writer.ts";
 

@@ -82,7 +82,8 @@ function applyRenames(previous: RawManifest, next: RawManifest): Rename[] {
       const from = typeof field === "string" ? undefined : field.renamedFrom;
       if (from && !(name in old.fields) && from in old.fields) {
         old.fields = renameKey(old.fields, from, name);
-        if (old.indexes) old.indexes = old.indexes.map((index) => index.map((field) => (field === from ? name : field)));
+        if (old.indexes)
+          old.indexes = old.indexes.map((index) => index.map((field) => (field === from ? name : field)));
         renames.push({ kind: "field", table: tableName, from, to: name });
       }
     }

@@ -76,7 +76,14 @@ export const sqlite: Target = {
   scratchSchema: (model) =>
     scratchTables(model, {
       id: { number: "INTEGER PRIMARY KEY", uuid: "TEXT PRIMARY KEY" },
-      types: { float: "REAL", integer: "INTEGER", uuid: "TEXT", text: "TEXT", boolean: "BOOLEAN", datetime: "DATETIME" },
+      types: {
+        float: "REAL",
+        integer: "INTEGER",
+        uuid: "TEXT",
+        text: "TEXT",
+        boolean: "BOOLEAN",
+        datetime: "DATETIME",
+      },
     }),
 
   migrationScript: wrapMigration,

@@ -278,7 +278,10 @@ describe("the OpenAPI document of a version", () => {
 
 describe("list parameters", () => {
   it("give a field named like one of them its operators only: the name itself is the list parameter", () => {
-    const model = modelFromText("m.yaml", "project: x\ntables:\n  things:\n    fields: { count: NUMBER, sort: TEXT }\n");
+    const model = modelFromText(
+      "m.yaml",
+      "project: x\ntables:\n  things:\n    fields: { count: NUMBER, sort: TEXT }\n",
+    );
     const document = openApiDocument(model, "v1") as OpenApiDocument;
     const names = (operation(document, "listThings").parameters as Json[]).map(
       (parameter) => resolve(document, parameter).name,

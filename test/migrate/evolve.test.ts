@@ -144,7 +144,9 @@ for (const database of ["sqlite", "postgresql"] as const) {
         const script = await readFile(join(dir, "server/prisma/migrations", latest, "migration.sql"), "utf8");
         expect(script).toMatch(/^-- Written by tablegen: a migration never changes once applied\.\n/);
         const body = script.slice(script.indexOf("\n") + 1);
-        expect(body.startsWith(database === "sqlite" ? "PRAGMA foreign_keys=OFF;\nBEGIN IMMEDIATE;\n" : "BEGIN;\n")).toBe(true);
+        expect(
+          body.startsWith(database === "sqlite" ? "PRAGMA foreign_keys=OFF;\nBEGIN IMMEDIATE;\n" : "BEGIN;\n"),
+        ).toBe(true);
       });
     },
   );
