@@ -51,7 +51,7 @@ for (const database of ["sqlite", "postgresql"] as const) {
       expect(during).toBeGreaterThan(20);
       expect(statuses.length).toBeGreaterThan(during);
       expect(statuses.filter((status) => status !== 200 && status !== 201)).toEqual([]);
-    }, 90_000);
+    }, 120_000);
 
     it("names the changes a server still running the old code may fail on, before applying them", async () => {
       const { dir, write } = await project(database, FIRST);
@@ -70,7 +70,7 @@ for (const database of ["sqlite", "postgresql"] as const) {
       );
       expect(note, migrated.stdout).toBeGreaterThan(-1);
       expect(note).toBeLessThan(migrated.stdout.indexOf("Applied pending migrations"));
-    }, 90_000);
+    }, 120_000);
 
     it.runIf(database === "sqlite")(
       "says the database is locked, and applies nothing, when a write holds it past the wait",
@@ -96,7 +96,7 @@ for (const database of ["sqlite", "postgresql"] as const) {
         expect(again.exitCode, again.stderr).toBe(0);
         expect(again.stdout).toContain("coupons: table added");
       },
-      60_000,
+      120_000,
     );
   });
 }
