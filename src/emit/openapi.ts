@@ -3,7 +3,7 @@ import type { Field, Model, Query, Table, ValueKind } from "../model/types.ts";
 import { refusingReferences } from "../model/references.ts";
 import { tableNames } from "../targets/tables.ts";
 import { paramValueSchema } from "./queries.ts";
-import { MAX_INT, idSchema, tableSchemas, type JsonSchema } from "./schemas.ts";
+import { idSchema, tableSchemas, valueSchema, type JsonSchema } from "./schemas.ts";
 
 /**
  * The OpenAPI 3.1 document of each version of the API (`openapi/<version>.json` in the server):
@@ -154,24 +154,6 @@ function operationIds(tables: Table[], queries: Query[]): (key: string) => strin
 
 // ---------------------------------------------------------------------------------------------
 // List parameters
-
-/** A query-string value of a kind, as list filters read it (`src/http/list.ts` of the server). */
-function valueSchema(kind: ValueKind): JsonSchema {
-  switch (kind) {
-    case "float":
-      return { type: "number" };
-    case "integer":
-      return { type: "integer", minimum: -MAX_INT - 1, maximum: MAX_INT };
-    case "uuid":
-      return { type: "string", format: "uuid" };
-    case "boolean":
-      return { type: "boolean" };
-    case "datetime":
-      return { type: "string", format: "date-time" };
-    default:
-      return { type: "string" };
-  }
-}
 
 const ORDERED: ReadonlySet<ValueKind> = new Set(["float", "integer", "text", "datetime"]);
 

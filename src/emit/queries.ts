@@ -1,6 +1,7 @@
 import type { Query, QueryParam } from "../model/types.ts";
 import { queryNames } from "../targets/tables.ts";
 import type { Target } from "../targets/index.ts";
+import { valueSchema } from "./schemas.ts";
 
 /** A number as JSON writes it (the pattern of the server's http/numbers.ts). */
 const JSON_NUMBER = "^-?(0|[1-9]\\d*)(\\.\\d+)?([eE][+-]?\\d+)?$";
@@ -28,18 +29,8 @@ function paramSchema(param: QueryParam): Record<string, unknown> {
  * form paramSchema accepts.
  */
 export function paramValueSchema(param: QueryParam): Record<string, unknown> {
-  switch (param.kind) {
-    case "float":
-      return { type: "number" };
-    case "integer":
-      return { type: "integer" };
-    case "boolean":
-      return { type: "boolean" };
-    case "datetime":
-      return { type: "string", format: "date-time" };
-    default:
-      return { type: "string" };
-  }
+  // A query's integer is bound as it is written: only the 32-bit bounds of fields do not apply.
+  return param.kind === "integer" ? { type: "integer" } : valueSchema(param.kind);
 }
 
 /** The context of `query.ts.hbs`: the statement, its parameters' schema and its route. */

@@ -1,4 +1,4 @@
-import type { Field, Table } from "../model/types.ts";
+import type { Field, Table, ValueKind } from "../model/types.ts";
 import { TS_TYPES, tableNames } from "../targets/tables.ts";
 
 /** A JSON Schema (draft 2020-12, which OpenAPI 3.1 uses), as plain data. */
@@ -120,4 +120,22 @@ function inputSchema(field: Field): JsonSchema {
       (field.relation ? { minimum: 1, maximum: MAX_INT } : { minimum: -MAX_INT - 1, maximum: MAX_INT })),
     ...(field.description !== undefined && { description: field.description }),
   };
+}
+
+/** A query-string value of a kind, as list filters read it (`src/http/list.ts` of the server). */
+export function valueSchema(kind: ValueKind): JsonSchema {
+  switch (kind) {
+    case "float":
+      return { type: "number" };
+    case "integer":
+      return { type: "integer", minimum: -MAX_INT - 1, maximum: MAX_INT };
+    case "uuid":
+      return { type: "string", format: "uuid" };
+    case "boolean":
+      return { type: "boolean" };
+    case "datetime":
+      return { type: "string", format: "date-time" };
+    default:
+      return { type: "string" };
+  }
 }
