@@ -1,3 +1,7 @@
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import Database from "better-sqlite3";
 import type { Model } from "../model/types.ts";
@@ -36,7 +40,7 @@ export async function checkQueries(model: Model): Promise<QueryProblem[]> {
     }
     return problems;
   }
-  const db = await PGlite.create();
+  const db = await emptyPostgres();
   try {
     await db.exec(schema);
     for (const query of model.queries) {
@@ -50,4 +54,36 @@ export async function checkQueries(model: Model): Promise<QueryProblem[]> {
     await db.close();
   }
   return problems;
+}
+
+/** The version of the PGlite installed (its package.json, beside its dist/, is not exported). */
+function pgliteVersion(): string {
+  const entry = createRequire(import.meta.url).resolve("@electric-sql/pglite");
+  const manifest = join(dirname(dirname(entry)), "package.json");
+  return (JSON.parse(readFileSync(manifest, "utf8")) as { version: string }).version;
+}
+
+/**
+ * An empty PGlite database. Making one runs initdb (about 2 s); loading the data directory of one
+ * made before takes under half of that, so the first is kept in the OS's temporary directory.
+ */
+async function emptyPostgres(): Promise<PGlite> {
+  const kept = join(tmpdir(), `tablegen-pglite-${pgliteVersion()}.tar.gz`);
+  if (existsSync(kept)) {
+    try {
+      return await PGlite.create({ loadDataDir: new Blob([readFileSync(kept)]) });
+    } catch {
+      // Unreadable: made again below, and kept anew.
+    }
+  }
+  const db = await PGlite.create();
+  try {
+    const dump = Buffer.from(await (await db.dumpDataDir("gzip")).arrayBuffer());
+    const partial = `${kept}.${process.pid}`;
+    writeFileSync(partial, dump);
+    renameSync(partial, kept);
+  } catch {
+    // Only time is lost: the next check makes its database again.
+  }
+  return db;
 }
