@@ -253,3 +253,40 @@ for (const database of ["sqlite", "postgresql"] as const) {
     }, 120_000);
   });
 }
+
+describe("a custom file that exports the wrong thing", () => {
+  it("stops the server at start with one line naming the file", { timeout: 60_000 }, async () => {
+    const shared = await sharedExample("blog", "sqlite");
+    const dir = join(await scratchDir("custom-wrong"), "server");
+    await cp(shared.dir, dir, { recursive: true });
+    const db = await exampleDatabase("blog", "sqlite");
+    const start = async () => {
+      await transpile(dir);
+      return execa(process.execPath, ["dist/server.js"], {
+        cwd: dir,
+        reject: false,
+        env: { DATABASE_URL: db.url, API_SIGNATURE_KEY: KEY, PORT: "0", HOST: "127.0.0.1" },
+      });
+    };
+    await mkdir(join(dir, "src/custom/hooks"), { recursive: true });
+    await writeFile(join(dir, "src/custom/routes.ts"), "export default { hello: true };\n");
+    const routes = await start();
+    expect(routes.exitCode).toBe(1);
+    expect(routes.stderr).toBe(
+      "Cannot start: src/custom/routes.ts must default-export a Fastify plugin: async (app) => { ... }",
+    );
+
+    await writeFile(join(dir, "src/custom/routes.ts"), "export default async () => {};\n");
+    await writeFile(join(dir, "src/custom/hooks/posts.ts"), "export const hooks = {};\n");
+    const hooks = await start();
+    expect(hooks.exitCode).toBe(1);
+    expect(hooks.stderr).toBe("Cannot start: src/custom/hooks/posts.ts has no default export");
+
+    await writeFile(join(dir, "src/custom/hooks/posts.ts"), "export default 42;\n");
+    const value = await start();
+    expect(value.exitCode).toBe(1);
+    expect(value.stderr).toBe(
+      'Cannot start: src/custom/hooks/posts.ts must default-export defineHooks("posts", { ... })',
+    );
+  });
+});
