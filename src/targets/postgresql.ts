@@ -95,23 +95,29 @@ function jsonColumn(field: Field): string {
 }
 
 /**
- * The whole table's next batch after an id, as PostgreSQL writes it: the records' JSON text joined
- * by commas (byte for byte what JSON.stringify makes of the rows the other statements return), how
- * many there are, and the last id. One string per batch instead of an object per row keeps a
- * streamed list's memory flat.
+ * The whole table's next batch after an id, as PostgreSQL writes it: in pieces of LIST_PART records,
+ * each the records' JSON text joined by commas (byte for byte what JSON.stringify makes of the rows the
+ * other statements return), how many there are, and the last id. A few strings per batch instead of
+ * an object per row keeps a streamed list's memory flat.
  */
 function batchSql(table: Table): string {
   const columns = [quote("id"), ...table.fields.map(jsonColumn)];
-  const indent = (text: string) => text.replace(/^/gm, "    ");
+  const indent = (text: string, depth: number) => text.replace(/^/gm, " ".repeat(depth));
   return statement([
-    `SELECT string_agg(row_to_json(batch.*)::text, ',' ORDER BY batch."id") AS "json",`,
+    `SELECT string_agg(part."json", ',' ORDER BY part."id") AS "json",`,
     `  count(*)::int AS "size",`,
-    `  (array_agg(batch."id" ORDER BY batch."id" DESC))[1] AS "last"`,
+    `  (array_agg(part."id" ORDER BY part."id" DESC))[1] AS "last"`,
     "FROM (",
-    "  SELECT",
-    indent(columns.join(",\n")),
-    `  FROM ${quote(table.name)} WHERE "id" > $1 ORDER BY "id" LIMIT \${LIST_BATCH}`,
-    ") AS batch",
+    `  SELECT record."id", row_to_json(record.*)::text AS "json",`,
+    `    (row_number() OVER (ORDER BY record."id") - 1) / \${LIST_PART} AS "number"`,
+    "  FROM (",
+    "    SELECT",
+    indent(columns.join(",\n"), 6),
+    `    FROM ${quote(table.name)} WHERE "id" > $1 ORDER BY "id" LIMIT \${LIST_BATCH}`,
+    "  ) AS record",
+    ") AS part",
+    `GROUP BY part."number"`,
+    `ORDER BY part."number"`,
   ]);
 }
 

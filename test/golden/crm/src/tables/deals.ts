@@ -3,7 +3,7 @@ import { deleteFailure, writeFailure, type ReferenceCheck, type ReferrerCheck } 
 import type { Db, StoredValues } from "../db.js";
 import { numberId } from "../http/ids.js";
 import type { ListQuery } from "../http/list.js";
-import { LIST_BATCH, type ListBatch } from "../http/stream.js";
+import { LIST_BATCH, LIST_PART, partsBatch, type ListBatch, type ListPart } from "../http/stream.js";
 import { listPages } from "../list.js";
 import { dealsListTable, type DealsInput, type DealsRecord } from "../schemas/deals.js";
 import { jsonDoubles, storedDateTime } from "../values.js";
@@ -30,19 +30,25 @@ const SQL = {
   `,
   remove: `DELETE FROM "deals" WHERE "id" = $1`,
   batch: `
-    SELECT string_agg(row_to_json(batch.*)::text, ',' ORDER BY batch."id") AS "json",
+    SELECT string_agg(part."json", ',' ORDER BY part."id") AS "json",
       count(*)::int AS "size",
-      (array_agg(batch."id" ORDER BY batch."id" DESC))[1] AS "last"
+      (array_agg(part."id" ORDER BY part."id" DESC))[1] AS "last"
     FROM (
-      SELECT
-        "id",
-        "contact_id",
-        "title",
-        CASE WHEN "amount" IN ('Infinity', '-Infinity', 'NaN') THEN NULL ELSE "amount" END AS "amount",
-        to_char("closes_at", 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "closes_at",
-        "notes"
-      FROM "deals" WHERE "id" > $1 ORDER BY "id" LIMIT ${LIST_BATCH}
-    ) AS batch
+      SELECT record."id", row_to_json(record.*)::text AS "json",
+        (row_number() OVER (ORDER BY record."id") - 1) / ${LIST_PART} AS "number"
+      FROM (
+        SELECT
+          "id",
+          "contact_id",
+          "title",
+          CASE WHEN "amount" IN ('Infinity', '-Infinity', 'NaN') THEN NULL ELSE "amount" END AS "amount",
+          to_char("closes_at", 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "closes_at",
+          "notes"
+        FROM "deals" WHERE "id" > $1 ORDER BY "id" LIMIT ${LIST_BATCH}
+      ) AS record
+    ) AS part
+    GROUP BY part."number"
+    ORDER BY part."number"
   `,
 };
 
@@ -79,8 +85,8 @@ export function dealsTable(db: Db) {
 
     /** The whole table's records after an id, a batch at a time, as PostgreSQL writes their JSON. */
     async batchAfter(after: number): Promise<ListBatch<number>> {
-      const batch = (await db.query<ListBatch<number>>({ ...statements.batch, values: [after] })).rows[0]!;
-      return { ...batch, json: batch.json && writeDoubles(batch.json) };
+      const { rows } = await db.query<ListPart<number>>({ ...statements.batch, values: [after] });
+      return partsBatch(rows, writeDoubles);
     },
 
     async find(rawId: string): Promise<DealsRecord | undefined> {
