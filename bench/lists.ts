@@ -206,7 +206,9 @@ try {
       whole.push(
         `| ${database.label} | streamed, \`--max-old-space-size=${HEAP_MB}\` | ${streamed.mb.toFixed(0)} | ${streamed.ms.toFixed(0)} | ${streamed.growthMb.toFixed(0)} |`,
       );
-      log(`${database.label}: whole table streamed, ${HEAP_MB} MB heap: ${streamed.ms.toFixed(0)} ms, +${streamed.growthMb.toFixed(0)} MB`);
+      log(
+        `${database.label}: whole table streamed, ${HEAP_MB} MB heap: ${streamed.ms.toFixed(0)} ms, +${streamed.growthMb.toFixed(0)} MB`,
+      );
     } finally {
       await capped.stop();
     }

@@ -25,7 +25,12 @@ export interface ListBatch<Id> {
 export function jsonBatch<Record extends { id: unknown }>(records: Record[]): ListBatch<Record["id"]> {
   const parts: string[] = [];
   for (let start = 0; start < records.length; start += LIST_PART) {
-    parts.push(records.slice(start, start + LIST_PART).map((record) => JSON.stringify(record)).join(","));
+    parts.push(
+      records
+        .slice(start, start + LIST_PART)
+        .map((record) => JSON.stringify(record))
+        .join(","),
+    );
   }
   return { parts, size: records.length, last: records.at(-1)?.id ?? null };
 }
