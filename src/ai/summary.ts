@@ -1,10 +1,10 @@
-import type { RawFieldObject, RawManifest } from "../manifest/schema.ts";
+import { versionLabels, type RawFieldObject, type RawManifest } from "../manifest/schema.ts";
 import { targetFor } from "../targets/index.ts";
 
 /** A drafted manifest for a person to read: tables, fields and their types, relationships, queries. */
 export function summary(manifest: RawManifest): string {
   const lines: string[] = [];
-  const versions = manifest.versions ?? ["v1"];
+  const versions = versionLabels(manifest.versions);
   const database = targetFor(manifest.database ?? "sqlite").label;
   lines.push(
     `Project ${manifest.project}: ${database}, API ${versions.length === 1 ? "version" : "versions"} ${versions.join(", ")}`,

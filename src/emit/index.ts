@@ -1,5 +1,7 @@
 import type { Options } from "prettier";
-import type { Model } from "../model/types.ts";
+import type { Deprecation, Model } from "../model/types.ts";
+import { camelCase } from "../manifest/names.ts";
+import { hasVersionedFields } from "../model/versions.ts";
 import { tableNames, queryNames } from "../targets/tables.ts";
 import { targetFor } from "../targets/index.ts";
 import { fileTree, type FileTree } from "../tree/file-tree.ts";
@@ -113,6 +115,7 @@ function emitFiles(model: Model, sources: Sources): FileTree {
 
   const tables = model.tables.map((table) => ({
     ...tableNames(table.name),
+    ...(hasVersionedFields(table) && { versionsName: `${camelCase(table.name)}Versions` }),
     idType: table.id === "uuid" ? "string" : "number",
     idParser: table.id === "uuid" ? "uuidId" : "numberId",
   }));
@@ -129,21 +132,31 @@ function emitFiles(model: Model, sources: Sources): FileTree {
       queries,
       versions: model.versions.map((version) => ({
         version,
+        deprecation: deprecationHeaders(model.deprecated[version]),
         tables: tables.filter((_, index) => model.tables[index]!.versions.includes(version)),
         queries: queries.filter((_, index) => model.queries[index]!.versions.includes(version)),
       })),
     }),
   );
 
+  if (model.tables.some(hasVersionedFields))
+    add("src/http/versions.ts", sourceOf(sources, "server/src/http/versions.ts"));
   for (const table of model.tables) {
     add(`src/schemas/${table.name}.ts`, render("server/schemas.ts.hbs", schemasContext(table)));
     add(
       `src/tables/${table.name}.ts`,
       render(`server/${model.database}/table.ts.hbs`, target.tableContext(table, model)),
     );
+    const routes = { ...tableNames(table.name), project: model.project, async: target.async };
     add(
       `src/routes/${table.name}.ts`,
-      render("server/table-routes.ts.hbs", { ...tableNames(table.name), project: model.project, async: target.async }),
+      render(
+        "server/table-routes.ts.hbs",
+        // A table whose versions differ takes each version's schemas and names when it is registered.
+        hasVersionedFields(table)
+          ? { ...routes, versioned: true, async: true, schemas: "schemas", listTable: "listTable", input: "Values" }
+          : routes,
+      ),
     );
   }
   for (const query of model.queries) {
@@ -153,6 +166,23 @@ function emitFiles(model: Model, sources: Sources): FileTree {
     add(`openapi/${version}.json`, JSON.stringify(document, null, 2) + "\n");
   }
   return fileTree(files);
+}
+
+/**
+ * The headers of a deprecated version's answers: `Deprecation` (RFC 9745), the date it was
+ * deprecated as a structured date, `@<seconds>` (`@0` when the manifest gives none: deprecated since
+ * before any answer), and `Sunset` (RFC 8594), the date it ends as an HTTP date.
+ */
+function deprecationHeaders(deprecation: Deprecation | undefined) {
+  if (!deprecation) return undefined;
+  const midnight = (date: string) => new Date(`${date}T00:00:00Z`);
+  return {
+    since: `@${deprecation.since === undefined ? 0 : midnight(deprecation.since).getTime() / 1000}`,
+    ...(deprecation.sunset !== undefined && {
+      sunset: midnight(deprecation.sunset).toUTCString(),
+      sunsetDate: deprecation.sunset,
+    }),
+  };
 }
 
 /** Columns whose values are booleans or date-times, which a database may store in another form. */

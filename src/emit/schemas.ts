@@ -1,4 +1,6 @@
 import type { Field, Table, ValueKind } from "../model/types.ts";
+import { hasVersionedFields, isStoredShape, tableInVersion, type VersionField } from "../model/versions.ts";
+import { camelCase } from "../manifest/names.ts";
 import { TS_TYPES, tableNames } from "../targets/tables.ts";
 
 /** A JSON Schema (draft 2020-12, which OpenAPI 3.1 uses), as plain data. */
@@ -62,6 +64,7 @@ export function idSchema(table: Table): JsonSchema {
 export function schemasContext(table: Table) {
   return {
     ...tableNames(table.name),
+    versionsName: `${camelCase(table.name)}Versions`,
     idType: table.id === "uuid" ? "string" : "number",
     idKind: table.id === "uuid" ? "uuid" : "integer",
     fields: table.fields.map((field) => ({
@@ -74,7 +77,41 @@ export function schemasContext(table: Table) {
     })),
     comment: docComment(table.description),
     schema: tableSchemas(table),
+    ...(hasVersionedFields(table) && { versions: versionsContext(table) }),
   };
+}
+
+/** The versions of a table some of which differ from how it is stored: their schemas, names and defaults. */
+function versionsContext(table: Table) {
+  return table.versions.map((version) => {
+    const view = tableInVersion(table, version);
+    const names = {
+      fields: { id: "id", ...Object.fromEntries(view.fields.map((field) => [field.name, field.column])) },
+      defaults: Object.fromEntries(
+        view.fields.flatMap((field) => {
+          const kept = field.inVersions?.[version]?.default;
+          return kept?.kind === "value" ? [[field.column, kept.value]] : [];
+        }),
+      ),
+    };
+    if (isStoredShape(table, version)) return { version, stored: true, ...names };
+    return {
+      version,
+      stored: false,
+      schema: tableSchemas(view),
+      listFields: { id: table.id === "uuid" ? "uuid" : "integer", ...fieldKinds(view.fields) },
+      ...names,
+    };
+  });
+}
+
+function fieldKinds(fields: Field[]): Record<string, ValueKind> {
+  return Object.fromEntries(fields.map((field) => [field.name, field.kind]));
+}
+
+/** Whether a field's stored column refuses null: for a field as a version has it, the stored column's rule. */
+function storedRequired(field: Field): boolean {
+  return "stored" in field ? (field as VersionField).stored.required : field.required;
 }
 
 /** A description as the text of a one-line doc comment (empty when there is none). */
@@ -82,9 +119,9 @@ function docComment(description: string | undefined): string {
   return (description ?? "").replace(/\s+/g, " ").replace(/\*\//g, "*\\/");
 }
 
-function jsonType(field: Field): string | string[] {
+function jsonType(field: Field, required: boolean): string | string[] {
   const type = JSON_TYPES[field.kind];
-  return field.required ? type : [type, "null"];
+  return required ? type : [type, "null"];
 }
 
 /** Formats of the contract, by their JSON Schema names (the server's validator checks each one). */
@@ -102,7 +139,8 @@ function format(field: Field): string | undefined {
  */
 function recordSchema(field: Field): JsonSchema {
   return {
-    type: jsonType(field),
+    // Null when the column holds null, whatever a version's create asks.
+    type: jsonType(field, storedRequired(field)),
     ...((field.kind === "datetime" || field.kind === "uuid") && { format: format(field) }),
     ...(field.description !== undefined && { description: field.description }),
   };
@@ -112,8 +150,9 @@ function recordSchema(field: Field): JsonSchema {
 function inputSchema(field: Field): JsonSchema {
   const fieldFormat = format(field);
   return {
-    type: jsonType(field),
-    ...(field.kind === "text" && field.required && { minLength: 1 }),
+    // Never null when the column refuses it, even where a version lets a create leave it out.
+    type: jsonType(field, field.required || storedRequired(field)),
+    ...(field.kind === "text" && (field.required || storedRequired(field)) && { minLength: 1 }),
     ...(field.maxLength !== undefined && { maxLength: field.maxLength }),
     ...(fieldFormat !== undefined && { format: fieldFormat }),
     ...(field.kind === "integer" &&

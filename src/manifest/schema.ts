@@ -23,15 +23,31 @@ export const VERSION_LABEL = /^v[0-9]+$/;
 
 export const fieldTypeSchema = z.enum(FIELD_TYPES).describe("One of the seven field types");
 
+const literalSchema = z.union([z.string(), z.number(), z.boolean()]);
+
+export const versionRuleSchema = z
+  .object({
+    required: z.boolean().optional().describe("Whether a create in this version must give the field"),
+    default: literalSchema.optional().describe("Value a create in this version takes when it leaves the field out"),
+  })
+  .strict();
+
+export const versionPolicySchema = z
+  .object({
+    deprecated: z
+      .union([z.boolean(), z.string()])
+      .optional()
+      .describe("The version is deprecated: true, or the date it was (YYYY-MM-DD)"),
+    sunset: z.string().optional().describe("The date the version stops answering (YYYY-MM-DD)"),
+  })
+  .strict();
+
 export const fieldObjectSchema = z
   .object({
     type: fieldTypeSchema,
     required: z.boolean().optional().describe("The field must be given and not null"),
     unique: z.boolean().optional().describe("No two records may hold the same value"),
-    default: z
-      .union([z.string(), z.number(), z.boolean()])
-      .optional()
-      .describe('Value used when the field is absent on create; "now" for DATETIME'),
+    default: literalSchema.optional().describe('Value used when the field is absent on create; "now" for DATETIME'),
     maxLength: z.number().optional().describe("Longest text in characters (TEXT, EMAIL, PHONE, PARAGRAPH)"),
     integer: z.boolean().optional().describe("A NUMBER that holds whole numbers only"),
     references: z.string().optional().describe("Name of the table whose id this field holds"),
@@ -39,6 +55,18 @@ export const fieldObjectSchema = z
     renamedFrom: z.string().optional().describe("The field's previous name, so a migration keeps its data"),
     index: z.boolean().optional().describe("Index the field, for fast list filters and sorts on it"),
     description: z.string().optional().describe("What the field holds, for the API's documentation"),
+    versions: z
+      .array(z.string())
+      .optional()
+      .describe("API versions whose records and inputs have the field; default all"),
+    names: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe("The field's name in the API of a version, by version (stored once under its own name)"),
+    inVersions: z
+      .record(z.string(), versionRuleSchema)
+      .optional()
+      .describe("What a version keeps of an earlier requirement or default of the field, by version"),
   })
   .strict();
 
@@ -71,7 +99,10 @@ export const manifestSchema = z
   .object({
     project: z.string().describe("Project name, used as the first URL segment"),
     database: z.enum(DATABASES).optional(),
-    versions: z.array(z.string()).optional().describe("API version labels such as v1, v2"),
+    versions: z
+      .union([z.array(z.string()), z.record(z.string(), versionPolicySchema)])
+      .optional()
+      .describe("API version labels such as v1, v2; or a map of them to their deprecation"),
     tables: z.record(z.string(), tableSchema),
     queries: z.record(z.string(), querySchema).optional(),
   })
@@ -80,5 +111,13 @@ export const manifestSchema = z
 export type RawField = z.infer<typeof fieldSchema>;
 export type RawFieldObject = z.infer<typeof fieldObjectSchema>;
 export type RawTable = z.infer<typeof tableSchema>;
+export type RawVersionRule = z.infer<typeof versionRuleSchema>;
+export type RawVersionPolicy = z.infer<typeof versionPolicySchema>;
 export type RawQuery = z.infer<typeof querySchema>;
 export type RawManifest = z.infer<typeof manifestSchema>;
+
+/** The version labels of a manifest, in order, whichever form `versions` takes. */
+export function versionLabels(versions: RawManifest["versions"]): string[] {
+  if (versions === undefined) return ["v1"];
+  return Array.isArray(versions) ? versions : Object.keys(versions);
+}

@@ -254,10 +254,19 @@ function ruleProblems(data: unknown): Problem[] {
     );
   }
 
-  const versions = data.versions === undefined ? ["v1"] : strings(data.versions);
-  if (Array.isArray(data.versions) && data.versions.length === 0)
+  const versions =
+    data.versions === undefined
+      ? ["v1"]
+      : isObject(data.versions)
+        ? Object.keys(data.versions)
+        : strings(data.versions);
+  if (
+    (Array.isArray(data.versions) && data.versions.length === 0) ||
+    (isObject(data.versions) && versions.length === 0)
+  )
     report(["versions"], "must list at least one version");
-  checkVersionLabels(versions, ["versions"], report);
+  if (isObject(data.versions)) checkVersionPolicies(data.versions, report);
+  else checkVersionLabels(versions, ["versions"], report);
   const knownVersions = new Set(versions);
 
   const tableEntries = entries(data.tables);
@@ -312,6 +321,7 @@ function ruleProblems(data: unknown): Problem[] {
       }
     }
 
+    const tableVersions = table.versions === undefined ? versions : strings(table.versions);
     const fieldEntries = entries(table.fields);
     const fieldNames = new Set(fieldEntries.map(([name]) => name));
     const renamedFields = new Map<string, string>();
@@ -331,7 +341,9 @@ function ruleProblems(data: unknown): Problem[] {
         idKinds,
       };
       checkField(spec as Partial<RawFieldObject>, context, report);
+      checkFieldVersions(spec as Partial<RawFieldObject>, fieldPath, tableVersions, report);
     }
+    checkApiNames(fieldEntries, tablePath, tableVersions, report);
     checkIndexes(table.indexes, [...tablePath, "indexes"], fieldNames, report);
   }
 
@@ -418,6 +430,105 @@ function checkSubsetVersions(value: unknown, path: Path, known: Set<string>, rep
       report([...path, index], `${label} is not one of the project's versions (${[...known].join(", ")})`);
     }
   });
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A real calendar date written YYYY-MM-DD. */
+function isDate(value: unknown): value is string {
+  return (
+    typeof value === "string" && DATE.test(value) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value)
+  );
+}
+
+/** The map form of `versions`: labels, and for each whether it is deprecated and when it ends. */
+function checkVersionPolicies(policies: Record<string, unknown>, report: Report): void {
+  for (const [label, policy] of Object.entries(policies)) {
+    const path = ["versions", label];
+    if (!VERSION_LABEL.test(label))
+      report(path, `"${label}" is not a version label: "v" followed by a number, like v1`, true);
+    if (!isObject(policy)) continue;
+    const { deprecated, sunset } = policy;
+    if (typeof deprecated === "string" && !isDate(deprecated))
+      report([...path, "deprecated"], `must be true or a date like 2026-12-31, not ${describe(deprecated)}`);
+    if (sunset !== undefined) {
+      if (!isDate(sunset)) report([...path, "sunset"], `must be a date like 2027-06-30, not ${describe(sunset)}`);
+      else if (!deprecated) report([...path, "sunset"], "needs deprecated: a version that ends is deprecated first");
+    }
+  }
+}
+
+/** Versions of a field: which of its table's versions have it, its name in each, what each keeps. */
+function checkFieldVersions(field: Partial<RawFieldObject>, path: Path, tableVersions: string[], report: Report): void {
+  const known = new Set(tableVersions);
+  if (field.versions !== undefined) {
+    const versionsPath = [...path, "versions"];
+    if (Array.isArray(field.versions) && field.versions.length === 0)
+      report(versionsPath, "must list at least one version");
+    checkVersionLabels(strings(field.versions), versionsPath, report);
+    strings(field.versions).forEach((label, index) => {
+      if (VERSION_LABEL.test(label) && !known.has(label))
+        report([...versionsPath, index], `${label} is not one of the table's versions (${tableVersions.join(", ")})`);
+    });
+  }
+  const exposed = new Set(field.versions === undefined ? tableVersions : strings(field.versions));
+  const notExposed = (label: string) =>
+    known.has(label)
+      ? `the field is not in ${label} (its versions: ${[...exposed].join(", ")})`
+      : `${label} is not one of the table's versions (${tableVersions.join(", ")})`;
+  for (const [label, name] of entries(field.names)) {
+    const at = [...path, "names", label];
+    if (!exposed.has(label)) report(at, notExposed(label), true);
+    else if (typeof name === "string") checkIdentifier(name, at, "field", report);
+  }
+  for (const [label, rule] of entries(field.inVersions)) {
+    const at = [...path, "inVersions", label];
+    if (!exposed.has(label)) {
+      report(at, notExposed(label), true);
+      continue;
+    }
+    if (!isObject(rule) || !field.type || !FIELD_TYPES.includes(field.type)) continue;
+    if (rule.default !== undefined && field.references === undefined) {
+      const problem = defaultProblem(field.type, rule.default, field.maxLength, field.integer === true);
+      if (problem) report([...at, "default"], problem);
+    }
+    if (rule.required === false && field.required && field.default === undefined && rule.default === undefined)
+      report(
+        [...at, "required"],
+        `a create in ${label} may leave the field out, but it is stored required: give it a default (here or on the field)`,
+      );
+  }
+  const missing = tableVersions.filter((label) => !exposed.has(label));
+  if (field.required && field.default === undefined && missing.length > 0)
+    report(
+      path,
+      `is required but not in ${missing.join(", ")}: a create there cannot give it, so it needs a default`,
+      true,
+    );
+}
+
+/** In each version, the fields' API names are distinct and none is id. */
+function checkApiNames(fields: [string, unknown][], tablePath: Path, tableVersions: string[], report: Report): void {
+  for (const label of tableVersions) {
+    const taken = new Map<string, string>([["id", "id"]]);
+    for (const [name, field] of fields) {
+      if (!isObject(field)) {
+        if (taken.has(name)) continue;
+        taken.set(name, name);
+        continue;
+      }
+      if (field.versions !== undefined && !strings(field.versions).includes(label)) continue;
+      const renamed = isObject(field.names) ? field.names[label] : undefined;
+      const apiName = typeof renamed === "string" ? renamed : name;
+      const other = taken.get(apiName);
+      if (other !== undefined && other !== name)
+        report(
+          [...tablePath, "fields", name, ...(typeof renamed === "string" ? ["names", label] : [])],
+          `duplicate name in ${label}: "${apiName}" is also ${other === "id" ? "the id" : `the field "${other}"`}`,
+        );
+      else taken.set(apiName, name);
+    }
+  }
 }
 
 interface FieldContext {

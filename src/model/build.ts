@@ -1,6 +1,14 @@
 import { pascalCase } from "../manifest/names.ts";
-import { DEFAULT_MAX_LENGTH, type FieldType, type RawFieldObject, type RawManifest } from "../manifest/schema.ts";
+import {
+  DEFAULT_MAX_LENGTH,
+  versionLabels,
+  type FieldType,
+  type RawFieldObject,
+  type RawManifest,
+  type RawVersionRule,
+} from "../manifest/schema.ts";
 import type {
+  Deprecation,
   Field,
   FieldDefault,
   Model,
@@ -10,6 +18,7 @@ import type {
   Relation,
   Table,
   ValueKind,
+  VersionRule,
 } from "./types.ts";
 
 export { DEFAULT_MAX_LENGTH };
@@ -25,7 +34,7 @@ const PRISMA_TYPES: Record<ValueKind, PrismaScalar> = {
 
 /** Turns a validated manifest into the model the emitters read. */
 export function buildModel(manifest: RawManifest): Model {
-  const versions = manifest.versions ?? ["v1"];
+  const versions = versionLabels(manifest.versions);
   const rawTables = Object.entries(manifest.tables);
   const idKinds = new Map(rawTables.map(([name, table]) => [name, table.id ?? "number"]));
   /** What each reference field names, until its relation is resolved. */
@@ -63,7 +72,28 @@ export function buildModel(manifest: RawManifest): Model {
     sql: query.sql.trim().replace(/[\s;]+$/, ""),
   }));
 
-  return { project: manifest.project, database: manifest.database ?? "sqlite", versions, tables, queries };
+  return {
+    project: manifest.project,
+    database: manifest.database ?? "sqlite",
+    versions,
+    deprecated: deprecations(manifest.versions),
+    tables,
+    queries,
+  };
+}
+
+/** The deprecated versions of the map form of `versions`. */
+function deprecations(versions: RawManifest["versions"]): Record<string, Deprecation> {
+  if (versions === undefined || Array.isArray(versions)) return {};
+  const deprecated: Record<string, Deprecation> = {};
+  for (const [label, policy] of Object.entries(versions)) {
+    if (!policy.deprecated) continue;
+    deprecated[label] = {
+      ...(typeof policy.deprecated === "string" && { since: policy.deprecated }),
+      ...(policy.sunset !== undefined && { sunset: policy.sunset }),
+    };
+  }
+  return deprecated;
 }
 
 function buildField(name: string, spec: RawFieldObject, idKinds: Map<string, string>): Field {
@@ -82,7 +112,22 @@ function buildField(name: string, spec: RawFieldObject, idKinds: Map<string, str
     ...(maxLength !== undefined && { maxLength }),
     ...(spec.renamedFrom !== undefined && { renamedFrom: spec.renamedFrom }),
     ...described(spec.description),
+    ...(spec.versions !== undefined && { versions: spec.versions }),
+    ...(spec.names !== undefined && Object.keys(spec.names).length > 0 && { names: spec.names }),
+    ...(spec.inVersions !== undefined && { inVersions: versionRules(spec.inVersions) }),
   };
+}
+
+function versionRules(rules: Record<string, RawVersionRule>): Record<string, VersionRule> {
+  return Object.fromEntries(
+    Object.entries(rules).map(([version, rule]) => [
+      version,
+      {
+        ...(rule.required !== undefined && { required: rule.required }),
+        ...(rule.default !== undefined && { default: fieldDefault(rule.default) }),
+      },
+    ]),
+  );
 }
 
 /** A description, trimmed; none when the manifest gives none or only blanks. */

@@ -8,8 +8,16 @@ export interface Model {
   project: string;
   database: Database;
   versions: string[];
+  /** The versions marked deprecated, by label. */
+  deprecated: Record<string, Deprecation>;
   tables: Table[];
   queries: Query[];
+}
+
+/** A deprecated version: since when (a date, or only that it is), and the date it stops answering. */
+export interface Deprecation {
+  since?: string;
+  sunset?: string;
 }
 
 export type IdKind = "number" | "uuid";
@@ -52,6 +60,18 @@ export interface Field {
   renamedFrom?: string;
   description?: string;
   relation?: Relation;
+  /** The versions whose records and inputs have the field; absent: every version of its table. */
+  versions?: string[];
+  /** The field's name in a version's API, where it is not its own. */
+  names?: Record<string, string>;
+  /** What a version keeps of an earlier requirement or default. */
+  inVersions?: Record<string, VersionRule>;
+}
+
+/** A field's requirement or default as one version keeps it. */
+export interface VersionRule {
+  required?: boolean;
+  default?: FieldDefault;
 }
 
 export interface Relation {

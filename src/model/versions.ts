@@ -1,0 +1,51 @@
+import type { Field, Table } from "./types.ts";
+
+/** A field as one API version has it: `name` is its name there, `column` the one it is stored under. */
+export interface VersionField extends Field {
+  column: string;
+  /** Whether the stored column refuses null (records answer it as such, whatever a version's create asks). */
+  stored: { required: boolean };
+}
+
+/** A table as one API version answers and accepts it: the fields it has, under their names there. */
+export interface TableVersion extends Omit<Table, "fields"> {
+  version: string;
+  fields: VersionField[];
+}
+
+/** The table in a version: its fields that version has, named and required as that version has them. */
+export function tableInVersion(table: Table, version: string): TableVersion {
+  return {
+    ...table,
+    version,
+    fields: table.fields
+      .filter((field) => field.versions === undefined || field.versions.includes(version))
+      .map((field) => {
+        const rule = field.inVersions?.[version];
+        const fieldDefault = rule?.default ?? field.default;
+        return {
+          ...field,
+          name: field.names?.[version] ?? field.name,
+          column: field.name,
+          stored: { required: field.required },
+          required: rule?.required ?? field.required,
+          ...(fieldDefault !== undefined && { default: fieldDefault }),
+        };
+      }),
+  };
+}
+
+/** Whether a version has the table exactly as it is stored: every field, under its own name, as required. */
+export function isStoredShape(table: Table, version: string): boolean {
+  return table.fields.every(
+    (field) =>
+      (field.versions === undefined || field.versions.includes(version)) &&
+      field.names?.[version] === undefined &&
+      field.inVersions?.[version] === undefined,
+  );
+}
+
+/** Whether some version of the table differs from how it is stored. */
+export function hasVersionedFields(table: Table): boolean {
+  return table.versions.some((version) => !isStoredShape(table, version));
+}
