@@ -30,8 +30,11 @@ export type JsonSchema = {
   [keyword: string]: unknown;
 };
 
-/** Keys the model never writes: `renamedFrom` only matters when an existing manifest is edited. */
-export const OMITTED: ReadonlySet<string> = new Set(["renamedFrom"]);
+/**
+ * Keys the model never writes: `renamedFrom`, and a field's name and rules per version, only matter
+ * when an existing manifest evolves.
+ */
+export const OMITTED: ReadonlySet<string> = new Set(["renamedFrom", "names", "inVersions"]);
 
 /** The key naming an entry of a map in the model's form. */
 const NAME_KEY = "name";
@@ -72,6 +75,16 @@ function fullForm(schema: JsonSchema): JsonSchema | undefined {
   return objects.length === 1 && scalars.length === schema.anyOf.length - 1 ? objects[0] : undefined;
 }
 
+/**
+ * A union of a list and a map is a list of labels and their map with settings (`versions`): a draft
+ * of a new project takes the list; deprecating a version belongs to evolving one.
+ */
+function listForm(schema: JsonSchema): JsonSchema | undefined {
+  if (schema.anyOf?.length !== 2) return undefined;
+  const list = schema.anyOf.find((branch) => branch.type === "array");
+  return list && schema.anyOf.some(isMap) ? list : undefined;
+}
+
 function sameSchema(a: JsonSchema, b: JsonSchema): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
@@ -96,6 +109,8 @@ function strictSchema(schema: JsonSchema): JsonSchema {
   if (isClosedObject(schema)) return strictObject(schema, []);
   const full = fullForm(schema);
   if (full) return described(strictSchema(full), description ?? full.description);
+  const list = listForm(schema);
+  if (list) return described(strictSchema(list), description);
   if (schema.anyOf) return described({ anyOf: schema.anyOf.map(strictSchema) }, description);
   if (Array.isArray(schema.type)) {
     return described({ anyOf: schema.type.map((type) => ({ type })) }, description);
@@ -259,6 +274,8 @@ function toAi(schema: JsonSchema, value: unknown): unknown {
     return key === undefined ? value : toAi(full, { [key]: value });
   }
   if (full) return toAi(full, value);
+  const list = listForm(schema);
+  if (list) return Array.isArray(value) ? toAi(list, value) : value;
   if (schema.type === "array" && schema.items && Array.isArray(value)) {
     const items = schema.items;
     return value.map((item) => toAi(items, item));

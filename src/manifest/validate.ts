@@ -13,6 +13,8 @@ import {
   manifestSchema,
   querySchema,
   tableSchema,
+  versionPolicySchema,
+  versionRuleSchema,
   type FieldType,
   type RawFieldObject,
   type RawManifest,
@@ -133,6 +135,15 @@ function issueProblems(issue: Issue, prefix: Path): Problem[] {
         if (typeof input === "number") return [{ path, message: `must be a finite number, not ${input}` }];
         return [{ path, message: `must be a string, a number, true or false, not ${describe(input)}` }];
       }
+      if (path.length === 1 && path[0] === "versions") {
+        // A list of labels, or a map of them: report against whichever form was written.
+        if (Array.isArray(input)) return issue.errors[0]!.flatMap((inner) => issueProblems(inner, path));
+        if (isObject(input)) return issue.errors[1]!.flatMap((inner) => issueProblems(inner, path));
+        return [{ path, message: `must be a list of versions or a map of them, not ${describe(input)}` }];
+      }
+      if (path.length === 7 && path[2] === "fields" && path[4] === "inVersions" && path[6] === "default") {
+        return [{ path, message: `must be a string, a number, true or false, not ${describe(input)}` }];
+      }
       // A field is a type name or an object: report against whichever form was written.
       const branch = typeof input === "string" ? issue.errors[0] : issue.errors[1];
       if (branch && (typeof input === "string" || isObject(input)))
@@ -163,7 +174,11 @@ function knownKeys(path: Path): string[] {
           ? fieldObjectSchema.shape
           : path.length === 2 && path[0] === "queries"
             ? querySchema.shape
-            : {};
+            : path.length === 2 && path[0] === "versions"
+              ? versionPolicySchema.shape
+              : path.length === 6 && path[2] === "fields" && path[4] === "inVersions"
+                ? versionRuleSchema.shape
+                : {};
   return Object.keys(shape);
 }
 
@@ -488,7 +503,9 @@ function checkFieldVersions(field: Partial<RawFieldObject>, path: Path, tableVer
       continue;
     }
     if (!isObject(rule) || !field.type || !FIELD_TYPES.includes(field.type)) continue;
-    if (rule.default !== undefined && field.references === undefined) {
+    if (rule.default === "now" && field.type === "DATETIME")
+      report([...at, "default"], 'a version keeps a value: "now" is only for the field\'s own default');
+    else if (rule.default !== undefined && field.references === undefined) {
       const problem = defaultProblem(field.type, rule.default, field.maxLength, field.integer === true);
       if (problem) report([...at, "default"], problem);
     }
@@ -512,13 +529,8 @@ function checkApiNames(fields: [string, unknown][], tablePath: Path, tableVersio
   for (const label of tableVersions) {
     const taken = new Map<string, string>([["id", "id"]]);
     for (const [name, field] of fields) {
-      if (!isObject(field)) {
-        if (taken.has(name)) continue;
-        taken.set(name, name);
-        continue;
-      }
-      if (field.versions !== undefined && !strings(field.versions).includes(label)) continue;
-      const renamed = isObject(field.names) ? field.names[label] : undefined;
+      if (isObject(field) && field.versions !== undefined && !strings(field.versions).includes(label)) continue;
+      const renamed = isObject(field) && isObject(field.names) ? field.names[label] : undefined;
       const apiName = typeof renamed === "string" ? renamed : name;
       const other = taken.get(apiName);
       if (other !== undefined && other !== name)

@@ -344,7 +344,7 @@ describe("types and options", () => {
 
   it("refuses an unknown option key, at the key, listing the options", () => {
     expect(problems(withFields("nick: { type: TEXT, size: 3 }"))).toEqual([
-      'm.yaml:5:27 tables.t.fields.nick.size: unknown option "size" (expected one of type, required, unique, default, maxLength, integer, references, onDelete, renamedFrom, index, description)',
+      'm.yaml:5:27 tables.t.fields.nick.size: unknown option "size" (expected one of type, required, unique, default, maxLength, integer, references, onDelete, renamedFrom, index, description, versions, names, inVersions)',
     ]);
   });
 
