@@ -1,4 +1,5 @@
 import type { Field, Model } from "../model/types.ts";
+import { hasVersionedFields, tableInVersion } from "../model/versions.ts";
 
 const SAMPLES: Record<string, unknown> = {
   NUMBER: 1,
@@ -39,19 +40,37 @@ export function readmeContext(model: Model) {
     firstTable: model.tables[0]!.name,
     versions: model.versions.map((version) => `\`${version}\``).join(", "),
     client: clientExample(model),
-    tables: model.tables.map((table) => ({
-      name: table.name,
-      versions: table.versions.join(", "),
-      version: table.versions[0],
-      fields: [
-        "id",
-        ...table.fields.map((field) => `${field.name} (${field.type}${field.required ? ", required" : ""})`),
-      ].join(", "),
-      sampleId: table.id === "uuid" ? SAMPLE_UUID : 1,
-      sampleBody: JSON.stringify(
-        Object.fromEntries(table.fields.filter((field) => field.required).map((field) => [field.name, sample(field)])),
-      ),
+    deprecated: Object.entries(model.deprecated).map(([version, { since, sunset }]) => ({
+      version,
+      since: since ? ` since ${since}` : "",
+      sunset: sunset ? `; it stops answering on ${sunset}` : "",
     })),
+    tables: model.tables.map((table) => {
+      // The examples use the table's first version, in its field names.
+      const first = tableInVersion(table, table.versions[0]!);
+      const fieldList = (fields: Field[]) =>
+        ["id", ...fields.map((field) => `${field.name} (${field.type}${field.required ? ", required" : ""})`)].join(
+          ", ",
+        );
+      return {
+        name: table.name,
+        versions: table.versions.join(", "),
+        version: first.version,
+        fields: hasVersionedFields(table)
+          ? table.versions
+              .map((version) => `in ${version}: ${fieldList(tableInVersion(table, version).fields)}`)
+              .join("; ")
+          : fieldList(table.fields),
+        sampleId: table.id === "uuid" ? SAMPLE_UUID : 1,
+        sampleBody: JSON.stringify(
+          Object.fromEntries(
+            first.fields
+              .filter((field) => field.required)
+              .map((field) => [field.name, sample(field)]),
+          ),
+        ),
+      };
+    }),
     queries: model.queries.map((query) => ({
       name: query.name,
       versions: query.versions.join(", "),
