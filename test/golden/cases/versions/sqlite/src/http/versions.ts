@@ -70,11 +70,15 @@ export function versioned<Input, Row extends ApiRecord>(table: VersionedTable<In
     for (const [name, value] of Object.entries(values)) input[fields[name]!] = value;
     return input as Input;
   };
-  const query = (list: ListQuery): ListQuery => ({
-    ...list,
-    filters: list.filters.map((filter) => ({ ...filter, field: fields[filter.field]! })),
-    sort: list.sort.map((order) => ({ ...order, field: fields[order.field]! })),
-  });
+  // A query naming no field is passed on as it is (the whole table's is a constant, built once).
+  const query = (list: ListQuery): ListQuery =>
+    list.filters.length === 0 && list.sort.length === 0
+      ? list
+      : {
+          ...list,
+          filters: list.filters.map((filter) => ({ ...filter, field: fields[filter.field]! })),
+          sort: list.sort.map((order) => ({ ...order, field: fields[order.field]! })),
+        };
   const page = async (list: ListQuery) => {
     const { records, ...rest } = await table.page(query(list));
     return { records: records.map(record), ...rest };
