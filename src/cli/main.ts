@@ -5,6 +5,7 @@ import { UserError } from "../errors.ts";
 import { DATABASES } from "../manifest/schema.ts";
 import { packagePath } from "./paths.ts";
 import type { AiCommandOptions } from "./ai.ts";
+import type { GenerateOptions } from "./generate.ts";
 import type { MigrateOptions } from "./migrate.ts";
 
 const DEFAULT_MANIFEST = "tablegen.yaml";
@@ -81,7 +82,13 @@ function program(outcome: Outcome): Command {
     .option("--out <dir>", "directory of the generated server", DEFAULT_OUT)
     .option("--check", "write nothing; exit 1 listing the files that differ from what the manifest generates")
     .option("--force", "overwrite files in the output directory that tablegen did not write")
-    .action(async (options: { manifest: string; out: string; check?: boolean; force?: boolean }) => {
+    .option(
+      "--allow-breaking <versions>",
+      "accept breaking changes to these published versions (repeatable, or comma-separated)",
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .action(async (options: GenerateOptions) => {
       const { generate } = await import("./generate.ts");
       const result = await generate(options);
       console.log(result.summary);
