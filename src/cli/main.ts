@@ -83,10 +83,9 @@ function program(outcome: Outcome): Command {
     .option("--check", "write nothing; exit 1 listing the files that differ from what the manifest generates")
     .option("--force", "overwrite files in the output directory that tablegen did not write")
     .option(
-      "--allow-breaking <versions>",
-      "accept breaking changes to these published versions (repeatable, or comma-separated)",
-      (value: string, previous: string[]) => [...previous, value],
-      [] as string[],
+      "--allow-breaking <vN>",
+      "accept breaking changes to this published version (repeatable; or v1,v2)",
+      (value: string, previous: string[] = []) => [...previous, value],
     )
     .action(async (options: GenerateOptions) => {
       const { generate } = await import("./generate.ts");
