@@ -10,6 +10,7 @@ import { UserError } from "../errors.ts";
 import type { FileTree } from "../tree/file-tree.ts";
 import { CLIENT_DIR, refreshPrismaClient } from "./client.ts";
 import { makeDirectory, removeDirectories } from "./directories.ts";
+import { allowedVersions, brokenVersions, publishedBreaks } from "./guard.ts";
 import { assertQueries, existingMigrations, loadSources, readManifestFile } from "./host.ts";
 import { diffSchemas } from "./prisma/run.ts";
 import { compareTree, overwrites, previousOutput, writeOutput } from "./writer.ts";
@@ -20,6 +21,8 @@ export interface GenerateOptions {
   check?: boolean;
   /** Overwrite files in the output directory that tablegen did not write. */
   force?: boolean;
+  /** Published versions whose documents may change incompatibly (`--allow-breaking`, each value one label or a comma list). */
+  allowBreaking?: string[];
 }
 
 export interface GenerateResult {
@@ -37,12 +40,14 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   checked.catch(() => undefined); // awaited below, before anything is compared or written
   const outDir = resolve(options.out);
   const shown = relative(process.cwd(), outDir) || ".";
+  const allowed = allowedVersions(options.allowBreaking);
 
   if (options.check) {
     const emitted = await emit(compiled.model, options.manifest, outDir);
     await checked;
     const differences = compareTree(outDir, emitted);
     if (differences.length === 0) return { ok: true, summary: `${shown} is up to date with ${options.manifest}` };
+    const breaks = publishedBreaks(outDir, emitted, allowed, (path) => shownPath(outDir, path));
     const lines = differences.map(({ path, status }) => `  ${status.padEnd(7)} ${path}`);
     const diffs = differences.map(({ diff }) => diff.trimEnd());
     return {
@@ -50,10 +55,19 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       summary: [
         `${shown} is not what ${options.manifest} generates (${plural(differences.length, "file")}):`,
         ...lines,
+        ...(breaks.length > 0
+          ? [
+              `The changes break published versions of the API (${plural(breaks.length, "break")}):`,
+              ...indented(breaks),
+            ]
+          : []),
         "",
         ...diffs,
         "",
-        'Run "tablegen generate" to update it.',
+        breaks.length > 0
+          ? `Keep the published versions compatible (make the change in a new version), or run ` +
+            `"tablegen generate --allow-breaking ${brokenVersions(breaks).join(",")}" to accept the breaks on purpose.`
+          : 'Run "tablegen generate" to update it.',
       ].join("\n"),
     };
   }
@@ -79,8 +93,19 @@ async function generateInto(
 ): Promise<GenerateResult> {
   const { tree, migration } = await generateServer(outDir, compiled, options.manifest);
   await checked;
+  const at = (path: string) => shownPath(outDir, path);
+  const breaks = publishedBreaks(outDir, tree, allowedVersions(options.allowBreaking), at);
+  if (breaks.length > 0) {
+    throw new UserError(
+      [
+        `${options.manifest} breaks published versions of the API (${plural(breaks.length, "break")}), so nothing was written:`,
+        ...indented(breaks),
+        `A published version (${at("openapi")}/<version>.json) may only grow: make the change in a new version, ` +
+          `or run again with --allow-breaking ${brokenVersions(breaks).join(",")} to accept it on purpose.`,
+      ].join("\n"),
+    );
+  }
   const { foreign, edited } = overwrites(outDir, tree);
-  const at = (path: string) => relative(process.cwd(), join(outDir, path));
   if (foreign.length > 0 && !options.force) {
     const them = foreign.length === 1 ? "it" : "them";
     throw new UserError(
@@ -123,6 +148,8 @@ async function generateInto(
   return { ok: true, summary, warnings };
 }
 
+const shownPath = (outDir: string, path: string) => relative(process.cwd(), join(outDir, path));
+const indented = (lines: string[]) => lines.map((line) => `  ${line}`);
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`;
 
 /** The server's files; those of the previous generation whose source is unchanged are kept as they are. */

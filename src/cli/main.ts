@@ -5,6 +5,7 @@ import { UserError } from "../errors.ts";
 import { DATABASES } from "../manifest/schema.ts";
 import { packagePath } from "./paths.ts";
 import type { AiCommandOptions } from "./ai.ts";
+import type { GenerateOptions } from "./generate.ts";
 import type { MigrateOptions } from "./migrate.ts";
 
 const DEFAULT_MANIFEST = "tablegen.yaml";
@@ -81,7 +82,12 @@ function program(outcome: Outcome): Command {
     .option("--out <dir>", "directory of the generated server", DEFAULT_OUT)
     .option("--check", "write nothing; exit 1 listing the files that differ from what the manifest generates")
     .option("--force", "overwrite files in the output directory that tablegen did not write")
-    .action(async (options: { manifest: string; out: string; check?: boolean; force?: boolean }) => {
+    .option(
+      "--allow-breaking <vN>",
+      "accept breaking changes to this published version (repeatable; or v1,v2)",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .action(async (options: GenerateOptions) => {
       const { generate } = await import("./generate.ts");
       const result = await generate(options);
       console.log(result.summary);

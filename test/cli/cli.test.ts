@@ -47,7 +47,7 @@ describe.concurrent("the tablegen command", () => {
     const flags: Record<string, string[]> = {
       init: ["[dir]", "--name <name>", "--db <database>", "--ai <prompt>", "-y, --yes", "--force"],
       ai: ["<prompt>", "--out <file>", "-y, --yes"],
-      generate: ["--manifest <file>", "--out <dir>", "--check"],
+      generate: ["--manifest <file>", "--out <dir>", "--check", "--allow-breaking <vN>"],
       migrate: ["--manifest <file>", "--out <dir>", "--name <label>", "--create-only", "--accept-data-loss"],
     };
     const results = await Promise.all(Object.keys(flags).map((command) => tablegen(command, "--help")));

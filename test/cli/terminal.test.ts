@@ -43,7 +43,7 @@ describe("on a terminal", () => {
       { cwd: dir },
     );
     await writeFile(join(dir, "tablegen.yaml"), manifest.replace("      note: TEXT\n", ""));
-    await cli(["generate"]);
+    await cli(["generate", "--allow-breaking", "v1"]);
     const migrations = await readdir(join(dir, "server/prisma/migrations"));
 
     const declined = await runOnTerminal([...TABLEGEN, "migrate"], dir, [["Apply it anyway?", "n" + ENTER]]);
