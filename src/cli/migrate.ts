@@ -12,7 +12,7 @@ import { targetFor, type Target } from "../targets/index.ts";
 import { afterMigrations, countRows, forgetFailedMigrations } from "./database.ts";
 import { databaseUrlFor } from "./env.ts";
 import {
-  assertQueries,
+  checkedModel,
   existingMigrations,
   latestSchema,
   latestSnapshot,
@@ -37,9 +37,6 @@ export async function migrate(
   log: (line: string) => void,
 ): Promise<void> {
   const compiled = readManifestFile(options.manifest);
-  // The custom queries are prepared in a scratch database while the server's files are emitted.
-  const checked = assertQueries(compiled, options.manifest);
-  checked.catch(() => undefined); // awaited below, before the database is touched
   const { manifest, model } = compiled;
   const target = targetFor(model.database);
   const outDir = resolve(options.out);
@@ -47,12 +44,13 @@ export async function migrate(
   if (!existsSync(join(outDir, "prisma", "schema.prisma"))) {
     throw new UserError(`${shown}: no generated server here; run "tablegen generate" first`);
   }
-  const generated = await emitServer(model, {
+  // The custom queries are prepared in a scratch database (before the database is touched), which
+  // describes their rows to the emitters.
+  const generated = await emitServer(await checkedModel(compiled, options.manifest), {
     manifestName: basename(options.manifest),
     sources: loadSources(),
     reuse: previousOutput(outDir),
   });
-  await checked;
   const stale = compareTree(outDir, generated);
   if (stale.length > 0)
     log(`Warning: ${shown} is not up to date with ${options.manifest}; run "tablegen generate" too.`);

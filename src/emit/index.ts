@@ -102,7 +102,7 @@ function emitFiles(model: Model, sources: Sources): FileTree {
 
   const project = { project: model.project, databaseUrl: target.defaultDatabaseUrl(model.project) };
   for (const [path, template] of Object.entries(target.templates)) {
-    add(path, render(`server/${model.database}/${template}`, { ...project, typedColumns: typedColumns(model) }));
+    add(path, render(`server/${model.database}/${template}`, project));
   }
   add("package.json", packageJson(model, target, sources));
   add("README.md", render("server/README.md.hbs", readmeContext(model)));
@@ -153,13 +153,4 @@ function emitFiles(model: Model, sources: Sources): FileTree {
     add(`openapi/${version}.json`, JSON.stringify(document, null, 2) + "\n");
   }
   return fileTree(files);
-}
-
-/** Columns whose values are booleans or date-times, which a database may store in another form. */
-function typedColumns(model: Model) {
-  return model.tables.flatMap((table) =>
-    table.fields
-      .filter((field) => field.kind === "boolean" || field.kind === "datetime")
-      .map((field) => ({ table: table.name, field: field.name, kind: field.kind })),
-  );
 }

@@ -1,4 +1,4 @@
-import type { Field, Model, Table } from "../model/types.ts";
+import type { Field, Model, Table, ValueKind } from "../model/types.ts";
 import type { Rename } from "../migrate/plan.ts";
 import { positionalSql } from "../manifest/sql.ts";
 import { renamedIndexes } from "./renames.ts";
@@ -157,3 +157,24 @@ function renameSql(renames: Rename[], renamedPrevious: Model): string {
   }
   return lines.join("\n") + "\n";
 }
+
+/**
+ * The kind a custom query's output column is answered as, by the type PostgreSQL gives it (its
+ * OID): the generated server's pg type parsers (db.ts) read these types as the kinds say. Other
+ * types (date, json, arrays, intervals…) are answered as the pg driver reads them, untyped.
+ */
+export const RESULT_KINDS: Readonly<Record<number, ValueKind>> = {
+  16: "boolean", // bool
+  20: "integer", // int8 (count, sum of integers)
+  21: "integer", // int2
+  23: "integer", // int4
+  700: "float", // float4
+  701: "float", // float8
+  1700: "float", // numeric (avg, sums of numerics)
+  25: "text", // text
+  1042: "text", // bpchar
+  1043: "text", // varchar
+  1114: "datetime", // timestamp
+  1184: "datetime", // timestamptz
+  2950: "uuid", // uuid
+};

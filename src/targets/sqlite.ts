@@ -35,7 +35,7 @@ export const sqlite: Target = {
   async: false,
   // wal.ts: `npm run migrate` switches the database file to WAL mode once.
   files: [...DATABASE_MODULES, "wal.ts"],
-  templates: { "src/columns.ts": "columns.ts.hbs" },
+  templates: {},
   runtimeFiles: { "src/prisma-adapter.ts": "sqlite-prisma-adapter.ts" },
   dependencies: ["@prisma/adapter-better-sqlite3", "better-sqlite3"],
   devDependencies: ["@types/better-sqlite3"],
