@@ -31,8 +31,8 @@ export interface MigrationPlan {
  * every change but additions (its statements name its own columns, and a new column is filled by
  * its default or left null).
  */
-export function changesOldServersMayFailOn(plan: MigrationPlan): string[] {
-  return plan.changes.filter((change) => !/: (table added|field added|index on .+ (added|removed))$/.test(change));
+export function changesOldServersMayFailOn(changes: string[]): string[] {
+  return changes.filter((change) => !/: (table added|field added|index on .+ (added|removed))$/.test(change));
 }
 
 /**
@@ -159,6 +159,7 @@ function compareFields(before: Table, after: Table, plan: MigrationPlan): void {
       changed("made required");
       if (field.default === undefined) plan.risks.push({ kind: "made-required", table: after.name, field: field.name });
     }
+    if (JSON.stringify(old.default) !== JSON.stringify(field.default)) changed("default changed");
     if (JSON.stringify(old.relation?.table) !== JSON.stringify(field.relation?.table)) changed("reference changed");
     if (field.index !== old.index) changed(field.index ? "index added" : "index removed");
   }

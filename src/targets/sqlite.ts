@@ -100,6 +100,7 @@ function wrapMigration(sql: string): string {
   const body = sql
     .split("\n")
     .filter((line) => !/^PRAGMA (defer_)?foreign_keys=(ON|OFF);$/.test(line.trim()))
+    .map(addColumnToRows)
     .join("\n")
     .trim();
   return [
@@ -115,6 +116,31 @@ function wrapMigration(sql: string): string {
     "COMMIT;",
     "PRAGMA foreign_keys=ON;",
     "",
+  ].join("\n");
+}
+
+/** Prisma's statement adding a column whose default is an expression (`default: now`). */
+const ADD_COLUMN_WITH_EXPRESSION = /^ALTER TABLE ("(?:[^"]|"")+") ADD COLUMN ("(?:[^"]|"")+") .*? DEFAULT (\(.+\));$/;
+
+/**
+ * SQLite adds a column whose default is an expression (`strftime(...)` of `default: now`) to an
+ * empty table only ("Cannot add a column with non-constant default"). So the rows are set aside in
+ * a temporary table, the column is added with its default, and the rows are put back, the new
+ * column last, with the default's value: the stored form of the API's own writes, and the column
+ * keeps its default for later inserts (Prisma Client's). Foreign keys are off, so nothing cascades.
+ */
+function addColumnToRows(line: string): string {
+  const match = ADD_COLUMN_WITH_EXPRESSION.exec(line.trim());
+  if (!match) return line;
+  const [, table, , expression] = match;
+  const aside = quote("_tablegen_rows");
+  return [
+    "-- SQLite adds a column with an expression as its default to an empty table only: the rows are set aside and put back.",
+    `CREATE TEMP TABLE ${aside} AS SELECT * FROM ${table};`,
+    `DELETE FROM ${table};`,
+    line.trim(),
+    `INSERT INTO ${table} SELECT *, ${expression} FROM ${aside};`,
+    `DROP TABLE ${aside};`,
   ].join("\n");
 }
 
