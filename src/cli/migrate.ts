@@ -7,9 +7,11 @@ import { emitPrismaSchema } from "../emit/prisma-schema.ts";
 import { UserError } from "../errors.ts";
 import type { Database } from "../manifest/schema.ts";
 import { changesOldServersMayFailOn, planMigration, type MigrationPlan } from "../migrate/plan.ts";
+import { explainFailure } from "../migrate/failures.ts";
 import { describeRisk, riskCountSql } from "../migrate/risks.ts";
 import { schemaUpdates } from "../migrate/schema-updates.ts";
 import { targetFor, type Target } from "../targets/index.ts";
+import { quote } from "../targets/sql.ts";
 import { afterMigrations, countRows, forgetFailedMigrations } from "./database.ts";
 import { databaseUrlFor } from "./env.ts";
 import {
@@ -101,12 +103,20 @@ export async function migrate(
       `Note: until it is restarted onto the new schema, a server still running the previous code may fail on: ${breaking.join("; ")}.`,
     );
 
+  // A migrate stopped while a migration ran left its row unfinished, which Prisma refuses to go past.
+  const interrupted = await forgetFailedMigrations(model.database, url, outDir);
+  if (interrupted.length > 0) {
+    log(
+      `Recovered: ${interrupted.join(", ")} had started and not finished (a migrate was stopped while it ran); ` +
+        "its transaction was rolled back, so the database was as before it, and it is applied now.",
+    );
+  }
   try {
     await deployMigrations(outDir, url);
   } catch (error) {
     const failed = await forgetFailedMigrations(model.database, url, outDir);
     if (written) removeCreated(outDir, written);
-    const reason = (error as Error).message.replace(/^prisma migrate deploy failed: /, "");
+    const reason = explainFailure((error as Error).message.replace(/^prisma migrate deploy failed: /, ""), plan, model);
     if (failed.length === 0) throw new UserError(`no migration was applied: ${reason}`);
     throw new UserError(
       `the migration ${failed.join(", ")} failed and was rolled back, the database is unchanged: ${reason}`,
@@ -172,7 +182,17 @@ async function migrationSql(
   const prismaSql = diff.replace(/^-- This is an empty migration\.\s*$/m, "").trim();
   const renames = target.renameSql(plan.renames, previous).trim();
   if (!prismaSql && !renames) return { sql: undefined, updates };
-  return { sql: [renames, prismaSql].filter(Boolean).join("\n\n") + "\n", updates };
+  return { sql: [renames, fillSql(plan, target), prismaSql].filter(Boolean).join("\n\n") + "\n", updates };
+}
+
+/** Statements setting the nulls of fields made required to their defaults, before the columns refuse nulls. */
+function fillSql(plan: MigrationPlan, target: Target): string {
+  if (plan.fills.length === 0) return "";
+  const lines = plan.fills.map(
+    ({ table, field }) =>
+      `UPDATE ${quote(table)} SET ${quote(field.name)} = ${target.defaultSql(field)} WHERE ${quote(field.name)} IS NULL;`,
+  );
+  return ["-- Fields made required: their nulls take the default first (tablegen)", ...lines].join("\n");
 }
 
 /** A database URL fit to print: without its password. */

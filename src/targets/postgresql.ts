@@ -2,7 +2,7 @@ import type { Field, Model, Table, ValueKind } from "../model/types.ts";
 import type { Rename } from "../migrate/plan.ts";
 import { positionalSql } from "../manifest/sql.ts";
 import { renamedIndexes } from "./renames.ts";
-import { quote, scratchTables, statement } from "./sql.ts";
+import { literal, quote, recordFinishedSql, scratchTables, statement } from "./sql.ts";
 import { defaultDateTime, tableContext, type Storage } from "./tables.ts";
 import { DATABASE_MODULES, type Target } from "./target.ts";
 
@@ -45,6 +45,13 @@ export const postgresql: Target = {
   prismaDateTimeDefault: (fallback) =>
     fallback.kind === "now" ? "now()" : JSON.stringify(`${defaultDateTime(fallback.value)}.000Z`),
   uuidIdAttributes: ["@db.Uuid"],
+  defaultSql(field) {
+    const fallback = field.default!;
+    if (fallback.kind === "now") return "now()";
+    if (field.kind === "datetime") return literal(`${defaultDateTime(fallback.value)}Z`);
+    if (typeof fallback.value === "boolean") return String(fallback.value).toUpperCase();
+    return typeof fallback.value === "string" ? literal(fallback.value) : String(fallback.value);
+  },
 
   tableContext(table, model) {
     const context = tableContext(table, model, storage);
@@ -76,6 +83,7 @@ export const postgresql: Target = {
       },
     }),
 
+  recordFinished: (name) => recordFinishedSql(name, "now()"),
   migrationScript: (sql) => `BEGIN;\n\n${sql.trim()}\n\nCOMMIT;\n`,
   renameSql,
 };

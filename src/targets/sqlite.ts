@@ -1,7 +1,7 @@
 import type { Field, Model, Table } from "../model/types.ts";
 import type { Rename } from "../migrate/plan.ts";
 import { renamedIndexes } from "./renames.ts";
-import { quote, scratchTables } from "./sql.ts";
+import { literal, quote, recordFinishedSql, scratchTables } from "./sql.ts";
 import { TS_TYPES, defaultDateTime, tableContext, type Storage } from "./tables.ts";
 import { DATABASE_MODULES, type Target } from "./target.ts";
 
@@ -54,6 +54,13 @@ export const sqlite: Target = {
       ? `dbgenerated("(strftime('${STORED_DATETIME}', 'now'))")`
       : `dbgenerated("'${storedDateTime(fallback.value)}'")`,
   uuidIdAttributes: [],
+  defaultSql(field) {
+    const fallback = field.default!;
+    if (fallback.kind === "now") return `strftime('${STORED_DATETIME}', 'now')`;
+    if (field.kind === "datetime") return literal(storedDateTime(fallback.value));
+    if (typeof fallback.value === "boolean") return String(Number(fallback.value));
+    return typeof fallback.value === "string" ? literal(fallback.value) : String(fallback.value);
+  },
 
   tableContext(table: Table, model: Model) {
     const converted = table.fields.filter((field) => READERS[field.kind] !== undefined);
@@ -86,6 +93,7 @@ export const sqlite: Target = {
       },
     }),
 
+  recordFinished: (name) => recordFinishedSql(name, "strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now')"),
   migrationScript: wrapMigration,
   renameSql,
 };

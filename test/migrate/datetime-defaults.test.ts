@@ -1,3 +1,5 @@
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { describe, it } from "vitest";
 import { postgresUrl, project, serve, tablegen, type Envelope } from "./scenario.ts";
 
@@ -122,3 +124,26 @@ for (const database of ["sqlite", "postgresql"] as const) {
     );
   });
 }
+
+it("says what a migration does when only tablegen changed: a project whose schema an earlier tablegen wrote", async ({
+  expect,
+}) => {
+  const { dir } = await project("sqlite", AFTER);
+  expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
+  // The first migration as an earlier tablegen wrote it: Prisma's now(), stored as CURRENT_TIMESTAMP.
+  const migrations = join(dir, "server/prisma/migrations");
+  const [init] = await readdir(migrations);
+  const schema = join(migrations, init!, "schema.prisma");
+  const current = await readFile(schema, "utf8");
+  const now = `@default(dbgenerated("(strftime('%Y-%m-%dT%H:%M:%S.000+00:00', 'now'))"))`;
+  expect(current).toContain(now);
+  await writeFile(schema, current.replaceAll(now, "@default(now())"));
+
+  const result = await tablegen(["migrate", "--create-only"], dir);
+  expect(result.stderr).toBe("");
+  expect(result.stdout).toMatch(
+    /^Wrote server\/prisma\/migrations\/\d{14}_tablegen_update:\n {2}customers\.joined: default rewritten as this tablegen writes it\n {2}orders\.placed: default rewritten as this tablegen writes it$/,
+  );
+  const [, update] = await readdir(migrations);
+  expect(await readFile(join(migrations, update!, "migration.sql"), "utf8")).toContain('CREATE TABLE "new_customers"');
+}, 60_000);
