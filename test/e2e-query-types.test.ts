@@ -63,9 +63,7 @@ const SUMMARY = [
   },
 ];
 
-const LATE = [
-  { id: 2, title: "write", done: true, due_at: "2026-03-02T08:00:00Z", late: true, double_hours: 4 },
-];
+const LATE = [{ id: 2, title: "write", done: true, due_at: "2026-03-02T08:00:00Z", late: true, double_hours: 4 }];
 
 /** A project of the database, generated, migrated and served with the tasks above. */
 async function served(database: "sqlite" | "postgresql", context: TestContext) {

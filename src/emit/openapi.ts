@@ -402,9 +402,7 @@ function queryOperation(query: Query, project: string, version: string, operatio
           {
             200: {
               description: "The rows, keyed by the query's output columns.",
-              content: json(
-                successSchema("Data found.", { type: "array", items: queryRowSchema(query) }),
-              ),
+              content: json(successSchema("Data found.", { type: "array", items: queryRowSchema(query) })),
             },
             400: ref("responses", BAD_REQUEST),
           },

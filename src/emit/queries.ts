@@ -51,7 +51,8 @@ export function queryRowSchema(query: Query): JsonSchema {
 }
 
 function columnSchema({ kind }: QueryColumn): JsonSchema {
-  if (kind === undefined) return { description: "Any JSON value: the database gives this column no type of the API's." };
+  if (kind === undefined)
+    return { description: "Any JSON value: the database gives this column no type of the API's." };
   // A computed integer (a count, a sum) is not bounded like a field's.
   const { type, ...rest } = kind === "integer" ? { type: "integer" } : valueSchema(kind);
   return { type: [type, "null"], ...rest };

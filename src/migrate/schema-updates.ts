@@ -51,7 +51,8 @@ function attributeChanged(was: string, is: string): string {
   const part = (text: string, pattern: RegExp) => pattern.exec(text)?.[0];
   const what: string[] = [];
   if (part(was, /@default\(.*?\)(?=\s@|$)/) !== part(is, /@default\(.*?\)(?=\s@|$)/)) what.push("default");
-  if (was.split(" ")[0] !== is.split(" ")[0] || part(was, /@db\.\S+/) !== part(is, /@db\.\S+/)) what.push("column type");
+  if (was.split(" ")[0] !== is.split(" ")[0] || part(was, /@db\.\S+/) !== part(is, /@db\.\S+/))
+    what.push("column type");
   if (was.includes("@unique") !== is.includes("@unique")) what.push("unique constraint");
   return what.length > 0 ? what.join(" and ") : "column";
 }

@@ -20,7 +20,8 @@ export function prepareQuery(db: Db, sql: string, converted: Record<string, Stor
     const rows = statement.all(params);
     if (columns.length === 0) return rows;
     for (const row of rows) {
-      for (const [name, kind] of columns) row[name] = kind === "boolean" ? queryBoolean(row[name]) : queryDateTime(row[name]);
+      for (const [name, kind] of columns)
+        row[name] = kind === "boolean" ? queryBoolean(row[name]) : queryDateTime(row[name]);
     }
     return rows;
   };
