@@ -6,9 +6,8 @@ import { describe, expect, it } from "vitest";
 import { loadSources, readManifestFile } from "../src/cli/host.ts";
 import { emitServer, prettierConfig } from "../src/emit/index.ts";
 import { DATABASES, type Database } from "../src/manifest/schema.ts";
-import { buildModel } from "../src/model/build.ts";
 import type { FileTree } from "../src/tree/file-tree.ts";
-import { REPO } from "./helpers/generate.ts";
+import { describedModel, REPO } from "./helpers/generate.ts";
 
 // The generated tree of every example, and of every one-feature case on each database, is kept
 // under test/golden/ as real files: test/golden/<example>/ and test/golden/cases/<case>/<database>/.
@@ -45,7 +44,7 @@ const fixtures: Fixture[] = [
 /** A fixture's generated tree, as `tablegen generate` writes it. */
 async function generated({ manifest, database }: Fixture): Promise<FileTree> {
   const compiled = readManifestFile(manifest);
-  const model = database ? buildModel({ ...compiled.manifest, database }) : compiled.model;
+  const model = await describedModel(database ? { ...compiled.manifest, database } : compiled.manifest);
   const name = manifest.slice(manifest.lastIndexOf("/") + 1);
   return emitServer(model, { manifestName: name, sources: loadSources() });
 }

@@ -94,15 +94,19 @@ export async function countRows(
 }
 
 /**
- * Removes Prisma's records of migrations that failed: each ran in a transaction that was rolled
- * back, so the database is as it was and the history must say so. Returns their names.
+ * Removes Prisma's records of migrations that started and never finished: each ran in a transaction
+ * that was rolled back (it failed, or its process was killed before the end: a migration marks its
+ * row finished inside its transaction, see Target.recordFinished), so the database is as it was
+ * before it and the history must say so. Returns their names; none when the database or its history
+ * does not exist yet.
  */
 export async function forgetFailedMigrations(database: DatabaseKind, url: string, outDir: string): Promise<string[]> {
   const connection = await connect(database, url, outDir, false);
   if (!connection) return [];
   try {
     const failed = "FROM _prisma_migrations WHERE finished_at IS NULL AND rolled_back_at IS NULL";
-    const names = (await connection.rows(`SELECT migration_name ${failed}`)).map((row) => String(row.migration_name));
+    const rows = await connection.rows(`SELECT migration_name ${failed} ORDER BY migration_name`).catch(() => []);
+    const names = rows.map((row) => String(row.migration_name));
     // Nothing to forget needs no write (on SQLite, a write would wait for whatever holds the lock).
     if (names.length > 0) await connection.run(`DELETE ${failed}`);
     return names;

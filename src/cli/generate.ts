@@ -11,7 +11,7 @@ import type { FileTree } from "../tree/file-tree.ts";
 import { CLIENT_DIR, refreshPrismaClient } from "./client.ts";
 import { makeDirectory, removeDirectories } from "./directories.ts";
 import { allowedVersions, brokenVersions, publishedBreaks } from "./guard.ts";
-import { assertQueries, existingMigrations, loadSources, readManifestFile } from "./host.ts";
+import { checkedModel, existingMigrations, loadSources, readManifestFile } from "./host.ts";
 import { diffSchemas } from "./prisma/run.ts";
 import { compareTree, overwrites, previousOutput, writeOutput } from "./writer.ts";
 
@@ -35,16 +35,15 @@ export interface GenerateResult {
 /** `tablegen generate`: manifest → server files (or, with --check, a comparison with them). */
 export async function generate(options: GenerateOptions): Promise<GenerateResult> {
   const compiled = readManifestFile(options.manifest);
-  // The custom queries are prepared in a scratch database while the files are emitted.
-  const checked = assertQueries(compiled, options.manifest);
-  checked.catch(() => undefined); // awaited below, before anything is compared or written
+  // The custom queries are prepared in a scratch database, which describes their rows to the emitters.
+  const checked = checkedModel(compiled, options.manifest);
+  checked.catch(() => undefined); // awaited below, before anything is emitted, compared or written
   const outDir = resolve(options.out);
   const shown = relative(process.cwd(), outDir) || ".";
   const allowed = allowedVersions(options.allowBreaking);
 
   if (options.check) {
-    const emitted = await emit(compiled.model, options.manifest, outDir);
-    await checked;
+    const emitted = await emit(await checked, options.manifest, outDir);
     const differences = compareTree(outDir, emitted);
     if (differences.length === 0) return { ok: true, summary: `${shown} is up to date with ${options.manifest}` };
     const breaks = publishedBreaks(outDir, emitted, allowed, (path) => shownPath(outDir, path));
@@ -89,10 +88,9 @@ async function generateInto(
   shown: string,
   compiled: { manifest: RawManifest; model: Model },
   options: GenerateOptions,
-  checked: Promise<void>,
+  checked: Promise<Model>,
 ): Promise<GenerateResult> {
-  const { tree, migration } = await generateServer(outDir, compiled, options.manifest);
-  await checked;
+  const { tree, migration } = await generateServer(outDir, compiled, options.manifest, checked);
   const at = (path: string) => shownPath(outDir, path);
   const breaks = publishedBreaks(outDir, tree, allowedVersions(options.allowBreaking), at);
   if (breaks.length > 0) {
@@ -159,18 +157,20 @@ function emit(model: Model, manifest: string, outDir: string): Promise<FileTree>
 
 /**
  * The server's files and, when it has no migration yet, its first one. That migration's diff takes
- * a Prisma process (about a second): it starts first and runs while the files are emitted.
+ * a Prisma process (about a second): it starts first and runs while the custom queries are checked
+ * (`checked`: the model with its queries' columns, src/cli/queries.ts) and the files are emitted.
  */
 export async function generateServer(
   outDir: string,
   { manifest, model }: { manifest: RawManifest; model: Model },
   manifestFile: string,
+  checked: Promise<Model>,
 ): Promise<{ tree: FileTree; migration?: { dir: string; files: FileTree } }> {
   const target = targetFor(model.database);
   const schema = emitPrismaSchema(model);
   const first = existingMigrations(outDir).length === 0;
   const diff = first ? diffSchemas(undefined, schema, target) : undefined;
-  const [tree, sql] = await Promise.all([emit(model, manifestFile, outDir), diff]);
+  const [tree, sql] = await Promise.all([checked.then((described) => emit(described, manifestFile, outDir)), diff]);
   if (sql === undefined) return { tree };
   const name = migrationFolderName("init", [], new Date());
   return {

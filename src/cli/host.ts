@@ -6,9 +6,11 @@ import { UserError } from "../errors.ts";
 import { parseManifest } from "../manifest/load.ts";
 import type { RawManifest } from "../manifest/schema.ts";
 import { ManifestError, validateManifest } from "../manifest/validate.ts";
+import { withQueryColumns } from "../model/build.ts";
 import { compileManifest, type Compiled } from "../model/index.ts";
+import type { Model } from "../model/types.ts";
 import { packagePath } from "./paths.ts";
-import { checkQueries } from "./queries.ts";
+import { inspectQueries } from "./queries.ts";
 
 /**
  * The files the CLI reads for the pure layers below it: tablegen's own sources (templates,
@@ -62,13 +64,13 @@ export function readManifestFile(file: string): Compiled {
 }
 
 /**
- * Throws the problems of a compiled manifest's custom queries, prepared against its tables
- * (src/cli/queries.ts): what a query's database refuses is a manifest problem like any other,
- * located at its SQL.
+ * The compiled manifest's model with its custom queries' output columns, as preparing each query
+ * against its tables describes them (src/cli/queries.ts). Throws the queries' problems: what a
+ * query's database refuses is a manifest problem like any other, located at its SQL.
  */
-export async function assertQueries(compiled: Compiled, file: string): Promise<void> {
-  const problems = await checkQueries(compiled.model);
-  if (problems.length === 0) return;
+export async function checkedModel(compiled: Compiled, file: string): Promise<Model> {
+  const { problems, columns } = await inspectQueries(compiled.model);
+  if (problems.length === 0) return withQueryColumns(compiled.model, columns);
   throw new ManifestError(
     file,
     problems.map(({ query, message }) => {

@@ -7,12 +7,15 @@ import { emitPrismaSchema } from "../emit/prisma-schema.ts";
 import { UserError } from "../errors.ts";
 import type { Database } from "../manifest/schema.ts";
 import { changesOldServersMayFailOn, planMigration, type MigrationPlan } from "../migrate/plan.ts";
+import { explainFailure } from "../migrate/failures.ts";
 import { describeRisk, riskCountSql } from "../migrate/risks.ts";
+import { schemaUpdates } from "../migrate/schema-updates.ts";
 import { targetFor, type Target } from "../targets/index.ts";
+import { quote } from "../targets/sql.ts";
 import { afterMigrations, countRows, forgetFailedMigrations } from "./database.ts";
 import { databaseUrlFor } from "./env.ts";
 import {
-  assertQueries,
+  checkedModel,
   existingMigrations,
   latestSchema,
   latestSnapshot,
@@ -37,9 +40,6 @@ export async function migrate(
   log: (line: string) => void,
 ): Promise<void> {
   const compiled = readManifestFile(options.manifest);
-  // The custom queries are prepared in a scratch database while the server's files are emitted.
-  const checked = assertQueries(compiled, options.manifest);
-  checked.catch(() => undefined); // awaited below, before the database is touched
   const { manifest, model } = compiled;
   const target = targetFor(model.database);
   const outDir = resolve(options.out);
@@ -47,12 +47,13 @@ export async function migrate(
   if (!existsSync(join(outDir, "prisma", "schema.prisma"))) {
     throw new UserError(`${shown}: no generated server here; run "tablegen generate" first`);
   }
-  const generated = await emitServer(model, {
+  // The custom queries are prepared in a scratch database (before the database is touched), which
+  // describes their rows to the emitters.
+  const generated = await emitServer(await checkedModel(compiled, options.manifest), {
     manifestName: basename(options.manifest),
     sources: loadSources(),
     reuse: previousOutput(outDir),
   });
-  await checked;
   const stale = compareTree(outDir, generated);
   if (stale.length > 0)
     log(`Warning: ${shown} is not up to date with ${options.manifest}; run "tablegen generate" too.`);
@@ -74,37 +75,48 @@ export async function migrate(
   await confirmDataLoss(plan, model.database, url, outDir, options.acceptDataLoss === true, interactive);
 
   const schema = emitPrismaSchema(model);
-  const statements = await migrationSql(plan, target, schema, latestSchema(outDir));
+  const { sql: statements, updates } = await migrationSql(plan, target, schema, latestSchema(outDir));
+  // What this tablegen writes differently for the previous manifest is migrated too, and said.
+  const changes = [...plan.changes, ...updates];
   // A change the database does not see (a maxLength widened on SQLite, TEXT made EMAIL) still gets
   // a migration: its tablegen.json is the manifest last applied, which the next change is judged by.
   const sql =
     statements ??
-    (plan.changes.length > 0
+    (changes.length > 0
       ? "-- No statement: the database's schema stays as it is; this migration records the manifest.\n"
       : undefined);
   let written: ReturnType<typeof emitMigration> | undefined;
   if (sql === undefined) {
     log("No changes to the database schema: no migration written.");
   } else {
-    const name = migrationFolderName(options.name ?? plan.changes[0] ?? "migration", existing, new Date());
+    const label = options.name ?? plan.changes[0] ?? (updates.length > 0 ? "tablegen update" : "migration");
+    const name = migrationFolderName(label, existing, new Date());
     written = emitMigration({ name, sql, schema, manifest }, target, existing.length === 0);
     writeOutput(outDir, { created: written });
     log(`Wrote ${relative(process.cwd(), join(outDir, MIGRATIONS, name))}:`);
-    for (const change of plan.changes) log(`  ${change}`);
+    for (const change of changes) log(`  ${change}`);
   }
   if (options.createOnly || !url) return;
-  const breaking = written ? changesOldServersMayFailOn(plan) : [];
+  const breaking = written ? changesOldServersMayFailOn(changes) : [];
   if (breaking.length > 0)
     log(
       `Note: until it is restarted onto the new schema, a server still running the previous code may fail on: ${breaking.join("; ")}.`,
     );
 
+  // A migrate stopped while a migration ran left its row unfinished, which Prisma refuses to go past.
+  const interrupted = await forgetFailedMigrations(model.database, url, outDir);
+  if (interrupted.length > 0) {
+    log(
+      `Recovered: ${interrupted.join(", ")} had started and not finished (a migrate was stopped while it ran); ` +
+        "its transaction was rolled back, so the database was as before it, and it is applied now.",
+    );
+  }
   try {
     await deployMigrations(outDir, url);
   } catch (error) {
     const failed = await forgetFailedMigrations(model.database, url, outDir);
     if (written) removeCreated(outDir, written);
-    const reason = (error as Error).message.replace(/^prisma migrate deploy failed: /, "");
+    const reason = explainFailure((error as Error).message.replace(/^prisma migrate deploy failed: /, ""), plan, model);
     if (failed.length === 0) throw new UserError(`no migration was applied: ${reason}`);
     throw new UserError(
       `the migration ${failed.join(", ")} failed and was rolled back, the database is unchanged: ${reason}`,
@@ -150,24 +162,37 @@ async function confirmDataLoss(
 
 /**
  * Renames first, then what Prisma computes from the previous schema to the new one. Without renames
- * the previous schema is the one the latest migration applied (so what a newer tablegen adds to the
- * same manifest, such as indexes on references, is migrated too); with renames, the one the previous
- * manifest gives under the new names.
+ * the previous schema is the one the latest migration applied (so what a newer tablegen writes
+ * differently for the same manifest, such as indexes on references or a DATETIME default's stored
+ * form, is migrated too: `updates` names it); with renames, the one the previous manifest gives
+ * under the new names.
  */
 async function migrationSql(
   plan: MigrationPlan,
   target: Target,
   schema: string,
   applied: string | undefined,
-): Promise<string | undefined> {
+): Promise<{ sql: string | undefined; updates: string[] }> {
   const previous = plan.renamedPrevious;
   const renamed = previous.tables.length > 0 ? emitPrismaSchema(previous) : undefined;
-  const from = plan.renames.length === 0 && applied !== undefined ? applied : renamed;
+  const fromApplied = plan.renames.length === 0 && applied !== undefined;
+  const from = fromApplied ? applied : renamed;
+  const updates = fromApplied && renamed !== undefined ? schemaUpdates(applied, renamed) : [];
   const diff = await diffSchemas(from, schema, target);
   const prismaSql = diff.replace(/^-- This is an empty migration\.\s*$/m, "").trim();
   const renames = target.renameSql(plan.renames, previous).trim();
-  if (!prismaSql && !renames) return undefined;
-  return [renames, prismaSql].filter(Boolean).join("\n\n") + "\n";
+  if (!prismaSql && !renames) return { sql: undefined, updates };
+  return { sql: [renames, fillSql(plan, target), prismaSql].filter(Boolean).join("\n\n") + "\n", updates };
+}
+
+/** Statements setting the nulls of fields made required to their defaults, before the columns refuse nulls. */
+function fillSql(plan: MigrationPlan, target: Target): string {
+  if (plan.fills.length === 0) return "";
+  const lines = plan.fills.map(
+    ({ table, field }) =>
+      `UPDATE ${quote(table)} SET ${quote(field.name)} = ${target.defaultSql(field)} WHERE ${quote(field.name)} IS NULL;`,
+  );
+  return ["-- Fields made required: their nulls take the default first (tablegen)", ...lines].join("\n");
 }
 
 /** A database URL fit to print: without its password. */

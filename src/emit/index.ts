@@ -104,7 +104,7 @@ function emitFiles(model: Model, sources: Sources): FileTree {
 
   const project = { project: model.project, databaseUrl: target.defaultDatabaseUrl(model.project) };
   for (const [path, template] of Object.entries(target.templates)) {
-    add(path, render(`server/${model.database}/${template}`, { ...project, typedColumns: typedColumns(model) }));
+    add(path, render(`server/${model.database}/${template}`, project));
   }
   add("package.json", packageJson(model, target, sources));
   add("README.md", render("server/README.md.hbs", readmeContext(model)));
@@ -185,11 +185,3 @@ function deprecationHeaders(deprecation: Deprecation | undefined) {
   };
 }
 
-/** Columns whose values are booleans or date-times, which a database may store in another form. */
-function typedColumns(model: Model) {
-  return model.tables.flatMap((table) =>
-    table.fields
-      .filter((field) => field.kind === "boolean" || field.kind === "datetime")
-      .map((field) => ({ table: table.name, field: field.name, kind: field.kind })),
-  );
-}

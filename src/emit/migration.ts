@@ -27,7 +27,8 @@ export function emitMigration(migration: Migration, target: Target, first: boole
   return fileTree([
     [
       `${dir}/migration.sql`,
-      `-- Written by tablegen: a migration never changes once applied.\n${target.migrationScript(migration.sql)}`,
+      "-- Written by tablegen: a migration never changes once applied.\n" +
+        target.migrationScript(`${migration.sql.trim()}\n\n${target.recordFinished(migration.name)}\n`),
     ],
     [`${dir}/schema.prisma`, migration.schema],
     [`${dir}/${SNAPSHOT}`, JSON.stringify(migration.manifest, null, 2) + "\n"],

@@ -2,8 +2,8 @@ import { pascalCase } from "../manifest/names.ts";
 import type { Field, Model, Query, Table, ValueKind } from "../model/types.ts";
 import { refusingReferences } from "../model/references.ts";
 import { tableNames } from "../targets/tables.ts";
-import { paramValueSchema } from "./queries.ts";
 import { tableInVersion } from "../model/versions.ts";
+import { paramValueSchema, queryRowSchema } from "./queries.ts";
 import { idSchema, tableSchemas, valueSchema, type JsonSchema } from "./schemas.ts";
 
 /**
@@ -404,9 +404,7 @@ function queryOperation(query: Query, project: string, version: string, operatio
           {
             200: {
               description: "The rows, keyed by the query's output columns.",
-              content: json(
-                successSchema("Data found.", { type: "array", items: { type: "object", additionalProperties: true } }),
-              ),
+              content: json(successSchema("Data found.", { type: "array", items: queryRowSchema(query) })),
             },
             400: ref("responses", BAD_REQUEST),
           },

@@ -1,7 +1,7 @@
-import type { Query, QueryParam } from "../model/types.ts";
+import type { Query, QueryColumn, QueryParam } from "../model/types.ts";
 import { queryNames } from "../targets/tables.ts";
 import type { Target } from "../targets/index.ts";
-import { valueSchema } from "./schemas.ts";
+import { valueSchema, type JsonSchema } from "./schemas.ts";
 
 /** A number as JSON writes it (the pattern of the server's http/numbers.ts). */
 const JSON_NUMBER = "^-?(0|[1-9]\\d*)(\\.\\d+)?([eE][+-]?\\d+)?$";
@@ -33,6 +33,31 @@ export function paramValueSchema(param: QueryParam): Record<string, unknown> {
   return param.kind === "integer" ? { type: "integer" } : valueSchema(param.kind);
 }
 
+/**
+ * A custom query's row as the server answers it: its output columns in order, each typed by the
+ * kind the query check learned for it (src/cli/queries.ts) and answered by the records' rules, and
+ * null too (an outer join or an aggregate over no rows gives null whatever the column). The server
+ * serializes rows with this schema and the OpenAPI documents describe them with it. A model whose
+ * queries were not described has rows of any shape.
+ */
+export function queryRowSchema(query: Query): JsonSchema {
+  if (!query.columns) return { type: "object", additionalProperties: true };
+  return {
+    type: "object",
+    properties: Object.fromEntries(query.columns.map((column) => [column.name, columnSchema(column)])),
+    required: query.columns.map((column) => column.name),
+    additionalProperties: false,
+  };
+}
+
+function columnSchema({ kind }: QueryColumn): JsonSchema {
+  if (kind === undefined)
+    return { description: "Any JSON value: the database gives this column no type of the API's." };
+  // A computed integer (a count, a sum) is not bounded like a field's.
+  const { type, ...rest } = kind === "integer" ? { type: "integer" } : valueSchema(kind);
+  return { type: [type, "null"], ...rest };
+}
+
 /** The context of `query.ts.hbs`: the statement, its parameters' schema and its route. */
 export function queryContext(query: Query, target: Target, project: string) {
   return {
@@ -42,6 +67,13 @@ export function queryContext(query: Query, target: Target, project: string) {
     async: target.async,
     sql: target.querySql(query).replace(/\\/g, "\\\\").replace(/`/g, "\\`").replace(/\$\{/g, "\\${"),
     usesDateTime: query.params.some((param) => param.kind === "datetime"),
+    row: queryRowSchema(query),
+    // Columns whose values a database may store in another form than the API's (SQLite: 0/1, text).
+    converted: Object.fromEntries(
+      (query.columns ?? [])
+        .filter((column) => column.kind === "boolean" || column.kind === "datetime")
+        .map((column) => [column.name, column.kind]),
+    ),
     params: query.params.map((param) => ({ name: param.name, kind: param.kind, schema: paramSchema(param) })),
     paramNames: query.params.map((param) => param.name),
     required: query.params.map((param) => param.name),

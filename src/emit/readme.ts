@@ -1,4 +1,4 @@
-import type { Field, Model } from "../model/types.ts";
+import type { Field, Model, ValueKind } from "../model/types.ts";
 import { hasVersionedFields, tableInVersion } from "../model/versions.ts";
 
 const SAMPLES: Record<string, unknown> = {
@@ -76,6 +76,10 @@ export function readmeContext(model: Model) {
       versions: query.versions.join(", "),
       version: query.versions[0],
       params: query.params.map((param) => `${param.name} (${param.type})`).join(", "),
+      // Each column as the server answers it (src/emit/queries.ts), or null for a value of no known type.
+      columns: query.columns
+        ?.map(({ name, kind }) => `${name} (${kind === undefined ? "as the database gives it" : COLUMN_KINDS[kind]})`)
+        .join(", "),
       query:
         query.params.length > 0
           ? "?" +
@@ -89,3 +93,13 @@ export function readmeContext(model: Model) {
     })),
   };
 }
+
+/** A query column's kind as the generated README names it. */
+const COLUMN_KINDS: Record<ValueKind, string> = {
+  float: "number",
+  integer: "integer",
+  uuid: "uuid",
+  text: "text",
+  boolean: "boolean",
+  datetime: "date-time",
+};

@@ -24,6 +24,11 @@ export interface MigrationPlan {
   problems: string[];
   /** One line per change, for the summary and the default migration label. */
   changes: string[];
+  /**
+   * Fields made required that have a default: the migration first sets their nulls to it (SQLite's
+   * table rebuild would, PostgreSQL's `SET NOT NULL` would fail on them).
+   */
+  fills: { table: string; field: Field }[];
 }
 
 /**
@@ -31,8 +36,8 @@ export interface MigrationPlan {
  * every change but additions (its statements name its own columns, and a new column is filled by
  * its default or left null).
  */
-export function changesOldServersMayFailOn(plan: MigrationPlan): string[] {
-  return plan.changes.filter((change) => !/: (table added|field added|index on .+ (added|removed))$/.test(change));
+export function changesOldServersMayFailOn(changes: string[]): string[] {
+  return changes.filter((change) => !/: (table added|field added|index on .+ (added|removed))$/.test(change));
 }
 
 /**
@@ -47,7 +52,7 @@ export function planMigration(
   const renames = applyRenames(renamedManifest, next.manifest);
   const before = buildModel(renamedManifest);
   const after = next.model;
-  const plan: MigrationPlan = { renamedPrevious: before, renames, risks: [], problems: [], changes: [] };
+  const plan: MigrationPlan = { renamedPrevious: before, renames, risks: [], problems: [], changes: [], fills: [] };
   for (const rename of renames) {
     plan.changes.push(
       rename.kind === "table"
@@ -156,9 +161,16 @@ function compareFields(before: Table, after: Table, plan: MigrationPlan): void {
       plan.risks.push({ kind: "made-unique", table: after.name, field: field.name });
     }
     if (field.required && !old.required) {
-      changed("made required");
-      if (field.default === undefined) plan.risks.push({ kind: "made-required", table: after.name, field: field.name });
+      if (field.default === undefined) {
+        changed("made required");
+        plan.risks.push({ kind: "made-required", table: after.name, field: field.name });
+      } else {
+        changed("made required, nulls set to the default");
+        plan.fills.push({ table: after.name, field });
+      }
     }
+    if (JSON.stringify(old.default) !== JSON.stringify(field.default))
+      changed(`default ${!old.default ? "added" : !field.default ? "removed" : "changed"}`);
     if (JSON.stringify(old.relation?.table) !== JSON.stringify(field.relation?.table)) changed("reference changed");
     if (field.index !== old.index) changed(field.index ? "index added" : "index removed");
   }

@@ -14,6 +14,7 @@ import type {
   Model,
   PrismaScalar,
   Query,
+  QueryColumn,
   Reference,
   Relation,
   Table,
@@ -205,4 +206,23 @@ function unique(base: string, taken: Set<string>): string {
   for (let n = 2; taken.has(name); n++) name = `${base}_${n}`;
   taken.add(name);
   return name;
+}
+
+/** The model with its queries' output columns, as the CLI's query check learned them. */
+export function withQueryColumns(model: Model, columns: ReadonlyMap<string, QueryColumn[]>): Model {
+  return {
+    ...model,
+    queries: model.queries.map((query) => {
+      const learned = columns.get(query.name);
+      return learned ? { ...query, columns: learned } : query;
+    }),
+  };
+}
+
+/** The kind of a table's column (its id or a field) as a query reads it straight from the table, if the model has it. */
+export function columnKind(model: Model, table: string, column: string): ValueKind | undefined {
+  const found = model.tables.find((candidate) => candidate.name === table);
+  if (!found) return undefined;
+  if (column === "id") return found.id === "uuid" ? "uuid" : "integer";
+  return found.fields.find((field) => field.name === column)?.kind;
 }

@@ -98,6 +98,19 @@ export interface Query {
   versions: string[];
   params: QueryParam[];
   sql: string;
+  /**
+   * The query's output columns in order, as its database describes them: learned by the CLI's
+   * query check (src/cli/queries.ts), which prepares the query against the model's tables, and
+   * attached with `withQueryColumns`. Absent when not learned: rows are then described as any object.
+   */
+  columns?: QueryColumn[];
+}
+
+/** An output column of a custom query, and the kind its values are answered as, when known. */
+export interface QueryColumn {
+  name: string;
+  /** Absent when the database does not say (an expression only one database understands, a type no field has). */
+  kind?: ValueKind;
 }
 
 export interface QueryParam {

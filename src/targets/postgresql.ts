@@ -1,8 +1,8 @@
-import type { Field, Model, Table } from "../model/types.ts";
+import type { Field, Model, Table, ValueKind } from "../model/types.ts";
 import type { Rename } from "../migrate/plan.ts";
 import { positionalSql } from "../manifest/sql.ts";
 import { renamedIndexes } from "./renames.ts";
-import { quote, scratchTables, statement } from "./sql.ts";
+import { literal, quote, recordFinishedSql, scratchTables, statement } from "./sql.ts";
 import { defaultDateTime, tableContext, type Storage } from "./tables.ts";
 import { DATABASE_MODULES, type Target } from "./target.ts";
 
@@ -45,6 +45,13 @@ export const postgresql: Target = {
   prismaDateTimeDefault: (fallback) =>
     fallback.kind === "now" ? "now()" : JSON.stringify(`${defaultDateTime(fallback.value)}.000Z`),
   uuidIdAttributes: ["@db.Uuid"],
+  defaultSql(field) {
+    const fallback = field.default!;
+    if (fallback.kind === "now") return "now()";
+    if (field.kind === "datetime") return literal(`${defaultDateTime(fallback.value)}Z`);
+    if (typeof fallback.value === "boolean") return String(fallback.value).toUpperCase();
+    return typeof fallback.value === "string" ? literal(fallback.value) : String(fallback.value);
+  },
 
   tableContext(table, model) {
     const context = tableContext(table, model, storage);
@@ -76,6 +83,7 @@ export const postgresql: Target = {
       },
     }),
 
+  recordFinished: (name) => recordFinishedSql(name, "now()"),
   migrationScript: (sql) => `BEGIN;\n\n${sql.trim()}\n\nCOMMIT;\n`,
   renameSql,
 };
@@ -163,3 +171,24 @@ function renameSql(renames: Rename[], renamedPrevious: Model): string {
   }
   return lines.join("\n") + "\n";
 }
+
+/**
+ * The kind a custom query's output column is answered as, by the type PostgreSQL gives it (its
+ * OID): the generated server's pg type parsers (db.ts) read these types as the kinds say. Other
+ * types (date, json, arrays, intervals…) are answered as the pg driver reads them, untyped.
+ */
+export const RESULT_KINDS: Readonly<Record<number, ValueKind>> = {
+  16: "boolean", // bool
+  20: "integer", // int8 (count, sum of integers)
+  21: "integer", // int2
+  23: "integer", // int4
+  700: "float", // float4
+  701: "float", // float8
+  1700: "float", // numeric (avg, sums of numerics)
+  25: "text", // text
+  1042: "text", // bpchar
+  1043: "text", // varchar
+  1114: "datetime", // timestamp
+  1184: "datetime", // timestamptz
+  2950: "uuid", // uuid
+};

@@ -4,6 +4,9 @@ import type { Model, ValueKind } from "../model/types.ts";
 
 export const quote = (name: string) => `"${name}"`;
 
+/** A text as an SQL string literal. */
+export const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
+
 /** Longest single-line statement; longer ones are laid out one clause per line. */
 const WIDTH = 100;
 
@@ -50,4 +53,13 @@ export function scratchTables(model: Model, { id, types }: ScratchTypes): string
       return `CREATE TABLE ${quote(table.name)} (${columns.join(", ")});`;
     })
     .join("\n");
+}
+
+/** Marks a migration's row of Prisma's history finished, `now` being the database's time as Prisma stores it. */
+export function recordFinishedSql(name: string, now: string): string {
+  return [
+    "-- Recorded as finished in the same transaction (tablegen): a killed migrate leaves it applied and recorded, or neither.",
+    `UPDATE "_prisma_migrations" SET "finished_at" = ${now}, "applied_steps_count" = 1`,
+    `WHERE "migration_name" = ${literal(name)} AND "finished_at" IS NULL AND "rolled_back_at" IS NULL;`,
+  ].join("\n");
 }

@@ -1,7 +1,7 @@
 import type { Field, Model, Table } from "../model/types.ts";
 import type { Rename } from "../migrate/plan.ts";
 import { renamedIndexes } from "./renames.ts";
-import { quote, scratchTables } from "./sql.ts";
+import { literal, quote, recordFinishedSql, scratchTables } from "./sql.ts";
 import { TS_TYPES, defaultDateTime, tableContext, type Storage } from "./tables.ts";
 import { DATABASE_MODULES, type Target } from "./target.ts";
 
@@ -35,7 +35,7 @@ export const sqlite: Target = {
   async: false,
   // wal.ts: `npm run migrate` switches the database file to WAL mode once.
   files: [...DATABASE_MODULES, "wal.ts"],
-  templates: { "src/columns.ts": "columns.ts.hbs" },
+  templates: {},
   runtimeFiles: { "src/prisma-adapter.ts": "sqlite-prisma-adapter.ts" },
   dependencies: ["@prisma/adapter-better-sqlite3", "better-sqlite3"],
   devDependencies: ["@types/better-sqlite3"],
@@ -54,6 +54,13 @@ export const sqlite: Target = {
       ? `dbgenerated("(strftime('${STORED_DATETIME}', 'now'))")`
       : `dbgenerated("'${storedDateTime(fallback.value)}'")`,
   uuidIdAttributes: [],
+  defaultSql(field) {
+    const fallback = field.default!;
+    if (fallback.kind === "now") return `strftime('${STORED_DATETIME}', 'now')`;
+    if (field.kind === "datetime") return literal(storedDateTime(fallback.value));
+    if (typeof fallback.value === "boolean") return String(Number(fallback.value));
+    return typeof fallback.value === "string" ? literal(fallback.value) : String(fallback.value);
+  },
 
   tableContext(table: Table, model: Model) {
     const converted = table.fields.filter((field) => READERS[field.kind] !== undefined);
@@ -86,6 +93,7 @@ export const sqlite: Target = {
       },
     }),
 
+  recordFinished: (name) => recordFinishedSql(name, "strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now')"),
   migrationScript: wrapMigration,
   renameSql,
 };
@@ -100,6 +108,7 @@ function wrapMigration(sql: string): string {
   const body = sql
     .split("\n")
     .filter((line) => !/^PRAGMA (defer_)?foreign_keys=(ON|OFF);$/.test(line.trim()))
+    .map(addColumnToRows)
     .join("\n")
     .trim();
   return [
@@ -115,6 +124,31 @@ function wrapMigration(sql: string): string {
     "COMMIT;",
     "PRAGMA foreign_keys=ON;",
     "",
+  ].join("\n");
+}
+
+/** Prisma's statement adding a column whose default is an expression (`default: now`). */
+const ADD_COLUMN_WITH_EXPRESSION = /^ALTER TABLE ("(?:[^"]|"")+") ADD COLUMN ("(?:[^"]|"")+") .*? DEFAULT (\(.+\));$/;
+
+/**
+ * SQLite adds a column whose default is an expression (`strftime(...)` of `default: now`) to an
+ * empty table only ("Cannot add a column with non-constant default"). So the rows are set aside in
+ * a temporary table, the column is added with its default, and the rows are put back, the new
+ * column last, with the default's value: the stored form of the API's own writes, and the column
+ * keeps its default for later inserts (Prisma Client's). Foreign keys are off, so nothing cascades.
+ */
+function addColumnToRows(line: string): string {
+  const match = ADD_COLUMN_WITH_EXPRESSION.exec(line.trim());
+  if (!match) return line;
+  const [, table, , expression] = match;
+  const aside = quote("_tablegen_rows");
+  return [
+    "-- SQLite adds a column with an expression as its default to an empty table only: the rows are set aside and put back.",
+    `CREATE TEMP TABLE ${aside} AS SELECT * FROM ${table};`,
+    `DELETE FROM ${table};`,
+    line.trim(),
+    `INSERT INTO ${table} SELECT *, ${expression} FROM ${aside};`,
+    `DROP TABLE ${aside};`,
   ].join("\n");
 }
 

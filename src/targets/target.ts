@@ -58,6 +58,8 @@ export interface Target {
    * as the server's own writes.
    */
   prismaDateTimeDefault(fallback: FieldDefault): string;
+  /** A field's default as an SQL expression of the value stored (what a migration fills rows with). */
+  defaultSql(field: Field): string;
   /** Prisma attributes of a uuid id after `@id @default(uuid())`. */
   readonly uuidIdAttributes: string[];
 
@@ -71,6 +73,13 @@ export interface Target {
    */
   scratchSchema(model: Model): string;
 
+  /**
+   * The statement a migration ends its transaction with: its row of Prisma's history marked
+   * finished (Prisma marks it again once the script returns). A migration whose process was killed
+   * is then left either finished or rolled back with its row unfinished, never applied but
+   * unrecorded, so that the next `migrate` can tell which (src/cli/database.ts).
+   */
+  recordFinished(name: string): string;
   /** A migration's script around the SQL Prisma computed: all-or-nothing. */
   migrationScript(sql: string): string;
   /** Statements that rename tables and fields (and what is named after them) in place. */

@@ -6,7 +6,8 @@ import { loadSources, readManifestFile } from "../../src/cli/host.ts";
 import { writeOutput } from "../../src/cli/writer.ts";
 import { emitServer } from "../../src/emit/index.ts";
 import type { Database, RawManifest } from "../../src/manifest/schema.ts";
-import { buildModel } from "../../src/model/build.ts";
+import { inspectQueries } from "../../src/cli/queries.ts";
+import { buildModel, withQueryColumns } from "../../src/model/build.ts";
 import type { Model } from "../../src/model/types.ts";
 import type { FileTree } from "../../src/tree/file-tree.ts";
 import { runRoot } from "./run-root.ts";
@@ -14,11 +15,22 @@ import { runRoot } from "./run-root.ts";
 export const REPO = fileURLToPath(new URL("../../", import.meta.url));
 export const EXAMPLES = join(REPO, "examples");
 
+/**
+ * A manifest's model with its queries' output columns, as `tablegen generate` describes them
+ * (its query check, src/cli/queries.ts); throws what the check refuses.
+ */
+export async function describedModel(manifest: RawManifest): Promise<Model> {
+  const model = buildModel(manifest);
+  const { problems, columns } = await inspectQueries(model);
+  if (problems.length > 0) throw new Error(problems.map(({ query, message }) => `${query}: ${message}`).join("\n"));
+  return withQueryColumns(model, columns);
+}
+
 /** An example's manifest and model (moved to another database if asked). */
 async function exampleModel(name: string, database?: Database): Promise<{ manifest: RawManifest; model: Model }> {
   const { manifest } = readManifestFile(join(EXAMPLES, `${name}.yaml`));
   if (database) manifest.database = database;
-  return { manifest, model: buildModel(manifest) };
+  return { manifest, model: await describedModel(manifest) };
 }
 
 export async function exampleTree(
@@ -42,7 +54,7 @@ export async function scratchDir(prefix: string): Promise<string> {
 export async function generateExample(name: string, database?: Database): Promise<{ dir: string; model: Model }> {
   const { manifest, model } = await exampleModel(name, database);
   const dir = await scratchDir(database ? `${name}-${database}` : name);
-  const { tree, migration } = await generateServer(dir, { manifest, model }, `${name}.yaml`);
+  const { tree, migration } = await generateServer(dir, { manifest, model }, `${name}.yaml`, Promise.resolve(model));
   writeOutput(dir, { generated: tree, created: migration?.files });
   return { dir, model };
 }

@@ -1,5 +1,7 @@
 import { describe, it } from "vitest";
-import { FIRST, postgresUrl, project, tablegen } from "./scenario.ts";
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+import { FIRST, SECOND, postgresUrl, project, tablegen } from "./scenario.ts";
 
 // What `tablegen migrate` refuses or fails on, with a live database: nothing written that should
 // not be, and the database left as it was. The same tests run on SQLite and on PostgreSQL, side by
@@ -70,12 +72,95 @@ for (const database of ["sqlite", "postgresql"] as const) {
           // Applying it fails on the duplicates: the transaction is rolled back and the attempt forgotten.
           const applied = await tablegen(["migrate", "--accept-data-loss"], dir);
           expect(applied.exitCode).toBe(1);
+          // One message on both databases, naming table and column, without Prisma's engine backtrace.
           expect(applied.stderr).toMatch(
-            /^tablegen: the migration \d{14}_unique_names failed and was rolled back, the database is unchanged: /,
+            /^tablegen: the migration \d{14}_unique_names failed and was rolled back, the database is unchanged: customers\.name holds the same value in several rows, which a unique field cannot take: make them differ first$/,
           );
           expect(Number(await db.value("SELECT count(*) FROM customers WHERE name = 'Same'"))).toBe(2);
           expect(Number(await db.value("SELECT count(*) FROM _prisma_migrations WHERE finished_at IS NULL"))).toBe(0);
           expect(await db.columns("customers")).toEqual(["id", "name", "phone", "notes"]);
+        },
+      );
+      it(
+        "fills the nulls of a field made required with a default first; one without names table and column",
+        { timeout: 120_000 },
+        async ({ expect }) => {
+          const { dir, db, write } = await project(database, FIRST);
+          expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
+          expect((await tablegen(["migrate"], dir)).exitCode).toBe(0);
+          await db.exec("INSERT INTO customers (name, notes) VALUES ('Ada', NULL), ('Bob', 'kept')");
+          const required = (phone: string) =>
+            FIRST.replace("      phone: PHONE", `      phone: { type: PHONE, required: true${phone} }`).replace(
+              "notes: { type: TEXT, maxLength: 20 }",
+              "notes: { type: TEXT, maxLength: 20, required: true, default: none }",
+            );
+
+          // PostgreSQL's "SET NOT NULL" and SQLite's table rebuild both refuse the nulls: said once, the same way.
+          await write(required(""));
+          expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
+          const refused = await tablegen(["migrate", "--accept-data-loss"], dir);
+          expect(refused.exitCode).toBe(1);
+          expect(refused.stderr).toMatch(
+            /^tablegen: the migration \d{14}_customers_phone_made_required failed and was rolled back, the database is unchanged: customers\.phone holds null values, which a required field cannot take: give the field a default \(its nulls then take it\), or set them first$/,
+          );
+          expect(await db.value("SELECT count(*) FROM customers WHERE notes IS NULL")).toBe(
+            database === "sqlite" ? 1 : "1",
+          );
+
+          await write(required(', default: "+1 555 0100"'));
+          expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
+          const filled = await tablegen(["migrate"], dir);
+          expect(filled.stderr).toBe("");
+          expect(filled.exitCode).toBe(0);
+          for (const change of [
+            "customers.phone: made required, nulls set to the default",
+            "customers.notes: made required, nulls set to the default",
+          ])
+            expect(filled.stdout).toContain(`\n  ${change}\n`);
+          const rows = await db.value(
+            database === "sqlite"
+              ? "SELECT group_concat(name || ' ' || phone || ' ' || notes, ', ') FROM (SELECT * FROM customers ORDER BY id)"
+              : "SELECT string_agg(name || ' ' || phone || ' ' || notes, ', ' ORDER BY id) FROM customers",
+          );
+          expect(rows).toBe("Ada +1 555 0100 none, Bob +1 555 0100 kept");
+        },
+      );
+
+      it(
+        "recovers in one run from a migrate stopped while a migration ran, saying so",
+        { timeout: 120_000 },
+        async ({ expect }) => {
+          const { dir, db, write } = await project(database, FIRST);
+          expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
+          expect((await tablegen(["migrate"], dir)).exitCode).toBe(0);
+          await db.exec("INSERT INTO customers (name, phone) VALUES ('Ada', '+44 20 7946 0958')");
+          await write(SECOND);
+          expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
+          expect((await tablegen(["migrate", "--create-only", "--name", "grow"], dir)).exitCode).toBe(0);
+          const migrations = await readdir(join(dir, "server/prisma/migrations"));
+          const grow = migrations.find((name) => name.endsWith("_grow"))!;
+          // What a migrate killed during the migration's transaction leaves: Prisma's row, unfinished.
+          await db.exec(
+            `INSERT INTO _prisma_migrations (id, checksum, migration_name, applied_steps_count) VALUES ('killed', 'x', '${grow}', 0)`,
+          );
+
+          const result = await tablegen(["migrate"], dir);
+          expect(result.stderr).toBe("");
+          expect(result.exitCode).toBe(0);
+          expect(result.stdout).toContain(
+            `Recovered: ${grow} had started and not finished (a migrate was stopped while it ran); ` +
+              "its transaction was rolled back, so the database was as before it, and it is applied now.\n",
+          );
+          expect(await db.columns("customers")).toEqual(["id", "name", "mobile", "notes", "email", "tier"]);
+          expect(await db.value("SELECT mobile FROM customers")).toBe("+44 20 7946 0958");
+          expect(
+            await db.value(
+              `SELECT count(*) FROM _prisma_migrations WHERE migration_name = '${grow}' AND finished_at IS NOT NULL`,
+            ),
+          ).toBe(database === "sqlite" ? 1 : "1");
+          expect(await db.value("SELECT count(*) FROM _prisma_migrations WHERE finished_at IS NULL")).toBe(
+            database === "sqlite" ? 0 : "0",
+          );
         },
       );
     },

@@ -7,6 +7,7 @@ import { buildModel } from "../../src/model/build.ts";
 const planMigration = (previous: RawManifest | undefined, next: RawManifest): MigrationPlan =>
   plan(previous, { manifest: next, model: buildModel(next) });
 import { describeRisk } from "../../src/migrate/risks.ts";
+import { schemaUpdates } from "../../src/migrate/schema-updates.ts";
 
 /** A manifest of project "shop" with the given tables. */
 function shop(tables: Record<string, RawTable>): RawManifest {
@@ -45,6 +46,7 @@ describe("planMigration without a previous manifest", () => {
       risks: [],
       problems: [],
       changes: ["customers: table added", "orders: table added"],
+      fills: [],
     });
   });
 
@@ -218,7 +220,12 @@ describe("planMigration's changes that keep every row", () => {
       customers({ country: "TEXT" }),
       customers({ country: { type: "TEXT", required: true, default: "FR" } }),
     );
-    expectPlain(withDefault, ["customers.country: made required"], []);
+    expectPlain(
+      withDefault,
+      ["customers.country: made required, nulls set to the default", "customers.country: default added"],
+      [],
+    );
+    expect(withDefault.fills.map(({ table, field }) => `${table}.${field.name}`)).toEqual(["customers.country"]);
     const without = planMigration(
       customers({ country: "TEXT" }),
       customers({ country: { type: "TEXT", required: true } }),
@@ -227,6 +234,18 @@ describe("planMigration's changes that keep every row", () => {
       without,
       ["customers.country: made required"],
       [{ kind: "made-required", table: "customers", field: "country" }],
+    );
+    expect(without.fills).toEqual([]);
+  });
+
+  it("a changed default is a change without risk", () => {
+    expectPlain(
+      planMigration(
+        customers({ tier: { type: "TEXT", default: "basic" }, seen: "DATETIME" }),
+        customers({ tier: { type: "TEXT", default: "gold" }, seen: { type: "DATETIME", default: "now" } }),
+      ),
+      ["customers.tier: default changed", "customers.seen: default added"],
+      [],
     );
   });
 
@@ -313,6 +332,7 @@ describe("planMigration's renames", () => {
       risks: [],
       problems: [],
       changes: ["customers.phone: field renamed to mobile"],
+      fills: [],
     });
     expect(plan.renamedPrevious.tables[0]!.fields.map((field) => field.name)).toEqual(["name", "mobile", "email"]);
   });
@@ -344,6 +364,7 @@ describe("planMigration's renames", () => {
       risks: [],
       problems: [],
       changes: ["customers: table renamed to clients"],
+      fills: [],
     });
     expect(plan.renamedPrevious.tables.map((table) => table.name)).toEqual(["clients", "orders"]);
     expect(base.tables.orders!.fields.customer_id).toEqual({
@@ -570,5 +591,28 @@ describe("planMigration's type changes", () => {
     expect(describeRisk(plan.risks[1]!, 1)).toBe(
       "things.owner_id: type changes from NUMBER (integer) to NUMBER (uuid), 1 row holds a value",
     );
+  });
+});
+
+describe("schemaUpdates: what this tablegen writes differently for the manifest last applied", () => {
+  const schema = (joined: string, index: string) => `model Customer {
+  id     Int       @id @default(autoincrement())
+  name   String    @unique
+  joined DateTime? ${joined}
+  orders Order[]
+
+  ${index}
+  @@map("customers")
+}
+`;
+  it("names each column whose default, type or constraint is written otherwise, and rewritten indexes", () => {
+    const now = `@default(dbgenerated("(strftime('%Y-%m-%dT%H:%M:%S.000+00:00', 'now'))"))`;
+    expect(schemaUpdates(schema("@default(now())", ""), schema(now, ""))).toEqual([
+      "customers.joined: default rewritten as this tablegen writes it",
+    ]);
+    expect(schemaUpdates(schema(now, ""), schema(now, "@@index([joined])"))).toEqual([
+      "customers: indexes rewritten as this tablegen writes them",
+    ]);
+    expect(schemaUpdates(schema(now, ""), schema(now, ""))).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import type { RawManifest, RawTable } from "../../src/manifest/schema.ts";
-import { migrationFolderName } from "../../src/emit/migration.ts";
+import { emitMigration, migrationFolderName } from "../../src/emit/migration.ts";
 import { planMigration as plan, type MigrationPlan, type Risk } from "../../src/migrate/plan.ts";
 import { riskCountSql } from "../../src/migrate/risks.ts";
 import { buildModel } from "../../src/model/build.ts";
@@ -478,6 +478,61 @@ describe("wrapSqliteMigration", () => {
     db = open(file);
     expect(state(db)).toEqual(before);
     db.close();
+  });
+});
+
+describe("a SQLite migration's script (emitMigration)", () => {
+  const schema = `
+    CREATE TABLE "_prisma_migrations" ("migration_name" TEXT NOT NULL, "finished_at" DATETIME, "rolled_back_at" DATETIME,
+      "applied_steps_count" INTEGER NOT NULL DEFAULT 0);
+    INSERT INTO "_prisma_migrations" ("migration_name") VALUES ('20240101000000_next');
+    CREATE TABLE "users" ("id" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT, "name" TEXT);
+    CREATE TABLE "posts" ("id" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT, "user_id" INTEGER NOT NULL,
+      CONSTRAINT "posts_user_id_fkey" FOREIGN KEY ("user_id") REFERENCES "users" ("id") ON DELETE CASCADE);
+    INSERT INTO "users" ("name") VALUES ('ann'), ('bob');
+    INSERT INTO "posts" ("user_id") VALUES (1), (2);
+  `;
+  const script = (sql: string) =>
+    emitMigration({ name: "20240101000000_next", sql, schema: "", manifest: shop({}) }, sqlite, false).get(
+      "prisma/migrations/20240101000000_next/migration.sql",
+    )!;
+  const finished = (db: Database.Database) =>
+    db.prepare(`SELECT "finished_at" FROM "_prisma_migrations"`).pluck().get();
+
+  it("adds a column whose default is an expression to a table with rows: every row kept, and those referring to them", () => {
+    const db = new Database(":memory:");
+    db.exec(schema);
+    db.exec(
+      script(
+        `ALTER TABLE "users" ADD COLUMN "seen" DATETIME DEFAULT (strftime('%Y-%m-%dT%H:%M:%S.000+00:00', 'now'));\n`,
+      ),
+    );
+    const users = db.prepare(`SELECT "id", "name", "seen" FROM "users" ORDER BY "id"`).all() as { seen: string }[];
+    expect(users).toMatchObject([
+      { id: 1, name: "ann" },
+      { id: 2, name: "bob" },
+    ]);
+    for (const user of users) expect(user.seen).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000\+00:00$/);
+    expect(count(db, `SELECT count(*) AS n FROM "posts"`)).toBe(2);
+    // The column keeps its default for inserts that leave it out.
+    db.exec(`INSERT INTO "users" ("name") VALUES ('cyd')`);
+    expect(db.prepare(`SELECT "seen" FROM "users" WHERE "name" = 'cyd'`).pluck().get()).toMatch(/T.*\+00:00$/);
+    db.close();
+  });
+
+  it("marks its row of Prisma's history finished in its own transaction; a failure leaves it unfinished", () => {
+    const db = new Database(":memory:");
+    db.exec(schema);
+    db.exec(script(`ALTER TABLE "users" ADD COLUMN "age" INTEGER;\n`));
+    expect(finished(db)).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/);
+
+    const failing = new Database(":memory:");
+    failing.exec(schema);
+    expect(() => failing.exec(script(`ALTER TABLE "nowhere" ADD COLUMN "x" INTEGER;\n`))).toThrow(/no such table/);
+    failing.exec("ROLLBACK");
+    expect(finished(failing)).toBeNull();
+    db.close();
+    failing.close();
   });
 });
 

@@ -39,9 +39,20 @@ function prismaError(output: string): string {
     .slice(start)
     .join("\n")
     .split(/\n\s*\n\s*\n|\nPrisma schema loaded/)[0]!;
+  return readable(
+    error
+      .replace(/^Error: (P\d+)\s*\n+/, "$1: ")
+      .replace(/^Error: /, "")
+      .trim(),
+  );
+}
+
+/** Prisma's error without the schema engine's backtrace (`   0: sql_schema_connector::…`, with its `with …` and `at …` lines). */
+function readable(error: string): string {
   return error
-    .replace(/^Error: (P\d+)\s*\n+/, "$1: ")
-    .replace(/^Error: /, "")
+    .split("\n")
+    .filter((line) => !/^\s+(\d+: \S|with |at )/.test(line))
+    .join("\n")
     .trim();
 }
 

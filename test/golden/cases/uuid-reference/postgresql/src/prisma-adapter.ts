@@ -17,6 +17,18 @@ function nameAsText(result: Results): Results {
 }
 
 /**
+ * Names the column of a NOT NULL failure the way Prisma's adapter reads one: it looks for the
+ * `Key (…)` of the error's detail, which an `ALTER … SET NOT NULL` refused on existing nulls has
+ * not (PostgreSQL gives the table and column as fields of the error instead).
+ */
+function nullColumnNamed(error: unknown): never {
+  const failure = error as pg.DatabaseError;
+  if (failure?.code === "23502" && failure.table && failure.column && !failure.detail)
+    failure.detail = `Key (${failure.table}.${failure.column})`;
+  throw error;
+}
+
+/**
  * Lets the migration command exit once its work is done. Prisma's schema engine (WebAssembly)
  * bounds its wait for the migration advisory lock with a 10 s timer that it never clears, and the
  * CLI exits only when nothing is left to wait for, so every run on PostgreSQL lasted 10 s longer
@@ -43,7 +55,7 @@ export function migrationAdapter(connectionString: string): PrismaPg {
     const query = client.query.bind(client) as (...args: unknown[]) => Promise<Results>;
     client.query = ((...args: unknown[]) => {
       const callback = typeof args.at(-1) === "function" ? (args.pop() as Callback) : undefined;
-      const result = query(...args).then(nameAsText);
+      const result = query(...args).then(nameAsText, nullColumnNamed);
       if (!callback) return result;
       result.then((value) => callback(null, value), callback);
     }) as typeof client.query;
