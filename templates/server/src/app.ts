@@ -1,3 +1,4 @@
+import type https from "node:https";
 import cors from "@fastify/cors";
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from "fastify";
 import type { Config } from "./config.js";
@@ -5,6 +6,7 @@ import type { Db } from "./db.js";
 import { loadCustomRoutes, loadHooks } from "./hooks.js";
 import { signatureCheck } from "./http/auth.js";
 import { apiDocs } from "./http/docs.js";
+import { answerClientError, createServer } from "./http/connections.js";
 import { Failure, handleError, handleNotFound } from "./http/errors.js";
 import { formats } from "./http/formats.js";
 import { parseJsonBodies } from "./http/json.js";
@@ -25,7 +27,10 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   const checkSignature = signatureCheck(config.signatureKeys, (request) => isPreflight(request) || isPublic(request));
 
   const app: FastifyInstance = Fastify({
+    // The server is made by createServer, HTTPS too (Fastify reads `https` to name its address).
     https: config.tls ?? null,
+    serverFactory: (handler) => createServer(config, handler) as https.Server,
+    clientErrorHandler: answerClientError,
     logger: { level: config.logLevel },
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimit,
@@ -64,6 +69,10 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
     });
   }
   app.addHook("onRequest", checkSignature);
+  // A path no route serves is a 404 before anything else is looked at: its body is never read.
+  app.addHook("onRequest", async (request, reply) => {
+    if (request.is404) return handleNotFound(request, reply);
+  });
   // One line per request at info: method, path without its query string, status and milliseconds;
   // never a header, so never the key. Not registered above info, where it would cost every request.
   if (LOGGED_REQUESTS.has(config.logLevel)) {
