@@ -157,6 +157,14 @@ describe("hostile HTTP", () => {
       expect(answer.headers.allow).toBe("GET, HEAD");
       expect(json(answer)).toEqual(failure("Method not allowed"));
     }
+    const withId = await raw(port, `PROPFIND /blog/users/v1/update/5/ HTTP/1.1\r\n${signed}\r\n`);
+    expect(withId.status).toBe(405);
+    expect(withId.headers.allow).toBe("POST");
+    const unknown = await raw(port, `PROPFIND /blog/users/v1/nope HTTP/1.1\r\n${signed}\r\n`);
+    expect(unknown.status).toBe(404);
+    expect(json(unknown)).toEqual(failure("Data not found"));
+    const unsigned = await raw(port, "TRACE /blog/users/v1/list HTTP/1.1\r\nHost: x\r\n\r\n");
+    expect(unsigned.status).toBe(401);
   });
 
   it("routes CONNECT like any other request: the key, then 405 or 404, and closes", async () => {

@@ -50,9 +50,9 @@ function failureOf(error: FastifyError): Failure {
   if (error.validation) return invalid(describeValidation(error.validation, error.validationContext));
   const known = error.code ? FRAMEWORK_FAILURES[error.code] : undefined;
   if (known) return new Failure(...known);
-  if (isDatabaseUnavailable(error)) return new Failure(503, "Service unavailable");
-  // Any other error of a body parser.
+  // Any other error of a body parser (a body cut short among them).
   if (error.statusCode === 400) return invalid(["body is not valid JSON"]);
+  if (isDatabaseUnavailable(error)) return new Failure(503, "Service unavailable");
   return new Failure(500, "Internal server error");
 }
 

@@ -11,7 +11,7 @@ import { answerClientError, createServer } from "./http/connections.js";
 import { Failure, handleError, handleNotFound } from "./http/errors.js";
 import { formats } from "./http/formats.js";
 import { parseJsonBodies } from "./http/json.js";
-import { answerWrongMethods } from "./http/methods.js";
+import { answerWrongMethods, refusal } from "./http/methods.js";
 import { api, routes } from "./routes.js";
 import { openStore } from "./store.js";
 
@@ -70,9 +70,15 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
     });
   }
   app.addHook("onRequest", checkSignature);
-  // A path no route serves is a 404 before anything else is looked at: its body is never read.
+  // A request no route matched is answered before its body is read: 405 for a known path in a
+  // method no route names (PROPFIND, TRACE…), else 404.
+  const wrongMethods = answerWrongMethods(app, { exceptOptions: corsEnabled });
   app.addHook("onRequest", async (request, reply) => {
-    if (request.is404) return handleNotFound(request, reply);
+    if (!request.is404) return;
+    const allow = wrongMethods.allowedAt(request);
+    if (allow === undefined) return handleNotFound(request, reply);
+    reply.header("allow", allow);
+    throw refusal();
   });
   // One line per request at info: method, path without its query string, status and milliseconds;
   // never a header, so never the key. Not registered above info, where it would cost every request.
@@ -93,11 +99,10 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
     done(new Failure(415, "Unsupported media type"), undefined);
   });
 
-  const addWrongMethodRoutes = answerWrongMethods(app, { exceptOptions: corsEnabled });
   const store = openStore(db, await loadHooks());
   app.addHook("onClose", async () => store.close());
   await app.register(routes, { store, custom: await loadCustomRoutes() });
   await app.register(apiDocs, { ...api, open: config.apiDocs });
-  addWrongMethodRoutes();
+  wrongMethods.register();
   return app;
 }
