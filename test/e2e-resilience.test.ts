@@ -78,11 +78,12 @@ describe("slow clients", () => {
       const started = performance.now();
       const { status } = await createUser(server.url, `prompt-${index}`);
       expect(status).toBe(201);
-      expect(performance.now() - started).toBeLessThan(1000);
+      // Far less than the slow ones are held (up to REQUEST_TIMEOUT_MS and the check after it), even on a busy machine.
+      expect(performance.now() - started).toBeLessThan(1500);
     }
 
     // Every slow connection is answered 408 within the timeouts (checked every second), and closed.
-    const deadline = Date.now() + 6000;
+    const deadline = Date.now() + 20_000;
     while (answers.length < sockets.length && Date.now() < deadline) await sleep(100);
     for (const socket of sockets) socket.destroy();
     expect(answers).toHaveLength(2 * SLOW);
@@ -91,7 +92,7 @@ describe("slow clients", () => {
       expect(text.startsWith("HTTP/1.1 408 Request Timeout\r\n")).toBe(true);
       expect(text.endsWith(`\r\n\r\n${envelope}`)).toBe(true);
     }
-  }, 30_000);
+  }, 60_000);
 });
 
 describe("a locked SQLite database", () => {
@@ -152,13 +153,25 @@ describe.skipIf(!postgresUrl || !findPostgres())("losing PostgreSQL", () => {
     // Every connection of the server terminated, three times over.
     const admin = new pg.Client({ connectionString: `${postgres.url}/postgres` });
     await admin.connect();
+    const name = new URL(databaseUrl).pathname.slice(1);
+    const connections = async () =>
+      Number(
+        (
+          await admin.query(
+            "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+            [name],
+          )
+        ).rows[0].n,
+      );
     for (let round = 0; round < 3; round++) {
-      await sleep(300);
+      // Once the server has connections again (it opens them as requests need them).
+      for (const deadline = Date.now() + 10_000; (await connections()) === 0 && Date.now() < deadline;) await sleep(50);
       const { rowCount } = await admin.query(
         "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
-        [new URL(databaseUrl).pathname.slice(1)],
+        [name],
       );
       expect(rowCount).toBeGreaterThan(0);
+      await sleep(200);
     }
     await admin.end();
     await sleep(300);
@@ -186,7 +199,7 @@ describe.skipIf(!postgresUrl || !findPostgres())("losing PostgreSQL", () => {
     expect(server.process.exitCode).toBeNull();
     expect([...statuses.keys()].sort()).toEqual([200, 201, 503]);
     expect((await createUser(server.url, "after-restart")).status).toBe(201);
-  }, 60_000);
+  }, 90_000);
 });
 
 for (const database of ["sqlite", "postgresql"] as const) {
@@ -206,7 +219,10 @@ for (const database of ["sqlite", "postgresql"] as const) {
           }
         };
         const writers = Array.from({ length: 8 }, writer);
-        await sleep(500);
+        // Killed once this run has some acknowledged writes (sooner or later, as busy as the machine is).
+        const enough = acknowledged.size + 25;
+        for (const deadline = Date.now() + 15_000; acknowledged.size < enough && Date.now() < deadline;)
+          await sleep(20);
         server.process.kill("SIGKILL");
         await once(server.process, "exit");
         running = false;
@@ -219,6 +235,6 @@ for (const database of ["sqlite", "postgresql"] as const) {
         ((await response.json()) as { data: Record<string, unknown>[] }).data.map((record) => [record.id, record]),
       );
       for (const [id, record] of acknowledged) expect(stored.get(id)).toEqual(record);
-    }, 60_000);
+    }, 90_000);
   });
 }
