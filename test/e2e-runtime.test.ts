@@ -70,6 +70,13 @@ describe("start-up", () => {
     [{ PORT: "eighty" }, 'Cannot start: PORT must be a whole number, not "eighty"'],
     [{ BODY_LIMIT: "1e6" }, 'Cannot start: BODY_LIMIT must be a whole number, not "1e6"'],
     [
+      { HEADERS_TIMEOUT_MS: "20000", REQUEST_TIMEOUT_MS: "10000" },
+      "Cannot start: HEADERS_TIMEOUT_MS (20000) must not be longer than REQUEST_TIMEOUT_MS (10000)",
+    ],
+    [{ KEEP_ALIVE_TIMEOUT_MS: "0" }, "Cannot start: KEEP_ALIVE_TIMEOUT_MS must be at least 1 (milliseconds)"],
+    [{ CONNECTION_TIMEOUT_MS: "1m" }, 'Cannot start: CONNECTION_TIMEOUT_MS must be a whole number, not "1m"'],
+    [{ DATABASE_BUSY_TIMEOUT_MS: "-1" }, 'Cannot start: DATABASE_BUSY_TIMEOUT_MS must be a whole number, not "-1"'],
+    [
       { DATABASE_URL: "postgresql://localhost/blog" },
       'Cannot start: DATABASE_URL must be a file: URL for SQLite, not "postgresql://localhost/blog"',
     ],

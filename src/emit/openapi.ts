@@ -33,6 +33,11 @@ const FAILURES = {
   413: ["PayloadTooLarge", "Payload too large", "The body is larger than the server's BODY_LIMIT."],
   415: ["UnsupportedMediaType", "Unsupported media type", "The body was sent with a Content-Type other than JSON."],
   500: ["InternalError", "Internal server error", "Something unexpected failed; the details are in the server's log."],
+  503: [
+    "ServiceUnavailable",
+    "Service unavailable",
+    "The database cannot be reached now (restarting, unreachable, locked); the server serves again once it can.",
+  ],
 } as const;
 
 type Status = keyof typeof FAILURES;
@@ -76,7 +81,7 @@ function conflict(description: string, message: JsonSchema): JsonSchema {
 /** Responses of an operation: its own, then the failures every operation can meet, by status. */
 function responses(own: Record<number, JsonSchema>, failures: Status[]): Record<string, JsonSchema> {
   const all: Record<number, JsonSchema> = { ...own, 401: ref("responses", FAILURES[401][0]) };
-  for (const status of [...failures, 408, 500] as Status[]) all[status] = ref("responses", FAILURES[status][0]);
+  for (const status of [...failures, 408, 500, 503] as Status[]) all[status] = ref("responses", FAILURES[status][0]);
   return Object.fromEntries(
     Object.keys(all)
       .map(Number)

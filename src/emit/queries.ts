@@ -74,6 +74,8 @@ export function queryContext(query: Query, target: Target, project: string) {
         .filter((column) => column.kind === "boolean" || column.kind === "datetime")
         .map((column) => [column.name, column.kind]),
     ),
+    /** Text parameters are refused when the databases cannot store them alike (http/text.ts). */
+    usesText: query.params.some((param) => param.kind === "text"),
     params: query.params.map((param) => ({ name: param.name, kind: param.kind, schema: paramSchema(param) })),
     paramNames: query.params.map((param) => param.name),
     required: query.params.map((param) => param.name),

@@ -100,13 +100,13 @@ describe("the OpenAPI document of a version", () => {
 
   it("answers every status an operation can meet, each in the envelope, with the fixed messages as constants", () => {
     const statuses = (id: string) => Object.keys(operation(v1, id).responses);
-    expect(statuses("listUsers")).toEqual(["200", "400", "401", "408", "500"]);
-    expect(statuses("getUser")).toEqual(["200", "401", "404", "408", "500"]);
-    expect(statuses("createUser")).toEqual(["201", "400", "401", "408", "409", "413", "415", "500"]);
-    expect(statuses("updateUser")).toEqual(["200", "400", "401", "404", "408", "409", "413", "415", "500"]);
-    expect(statuses("deleteUser")).toEqual(["200", "400", "401", "404", "408", "409", "413", "415", "500"]);
+    expect(statuses("listUsers")).toEqual(["200", "400", "401", "408", "500", "503"]);
+    expect(statuses("getUser")).toEqual(["200", "401", "404", "408", "500", "503"]);
+    expect(statuses("createUser")).toEqual(["201", "400", "401", "408", "409", "413", "415", "500", "503"]);
+    expect(statuses("updateUser")).toEqual(["200", "400", "401", "404", "408", "409", "413", "415", "500", "503"]);
+    expect(statuses("deleteUser")).toEqual(["200", "400", "401", "404", "408", "409", "413", "415", "500", "503"]);
     expect(statuses("createPost")).not.toContain("409"); // posts has no unique field
-    expect(statuses("queryCategoryPosts")).toEqual(["200", "400", "401", "408", "500"]);
+    expect(statuses("queryCategoryPosts")).toEqual(["200", "400", "401", "408", "500", "503"]);
 
     const responses = operation(v1, "updateUser").responses;
     expect(messageOf(v1, responses["401"])).toEqual({ type: "string", const: "Invalid or missing API signature key" });
@@ -115,6 +115,7 @@ describe("the OpenAPI document of a version", () => {
     expect(messageOf(v1, responses["413"])).toEqual({ type: "string", const: "Payload too large" });
     expect(messageOf(v1, responses["415"])).toEqual({ type: "string", const: "Unsupported media type" });
     expect(messageOf(v1, responses["500"])).toEqual({ type: "string", const: "Internal server error" });
+    expect(messageOf(v1, responses["503"])).toEqual({ type: "string", const: "Service unavailable" });
     expect(messageOf(v1, responses["400"])).toEqual({ type: "string", pattern: "^Invalid request: " });
     expect(messageOf(v1, responses["409"])).toEqual({
       type: "string",
@@ -272,6 +273,7 @@ describe("the OpenAPI document of a version", () => {
       "Unauthorized",
       "RequestTimeout",
       "InternalError",
+      "ServiceUnavailable",
     ]);
   });
 });

@@ -1,8 +1,9 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFile, execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 
 /** The directory of PostgreSQL's server programs (initdb, pg_ctl), or undefined when absent. */
 export function findPostgres(): string | undefined {
@@ -34,6 +35,9 @@ export interface PostgresServer {
   /** `postgresql://postgres@127.0.0.1:<port>` — append `/<database>`. */
   url: string;
   stop: () => void;
+  /** Shuts the server down (fast: connections are terminated), keeping its data; resume starts it again. */
+  halt: () => Promise<void>;
+  resume: () => Promise<void>;
 }
 
 /**
@@ -44,19 +48,27 @@ export async function startPostgres(bin: string): Promise<PostgresServer> {
   const asRoot = process.getuid?.() === 0;
   const dir = mkdtempSync(join(tmpdir(), "tablegen-pg-"));
   const data = join(dir, "data");
+  const command = (program: string, args: string[]): [string, string[]] =>
+    asRoot ? ["runuser", ["-u", "postgres", "--", join(bin, program), ...args]] : [join(bin, program), args];
   const run = (program: string, args: string[]) => {
-    const command = asRoot
-      ? ["runuser", ["-u", "postgres", "--", join(bin, program), ...args]]
-      : [join(bin, program), args];
-    execFileSync(command[0] as string, command[1] as string[], { stdio: "pipe" });
+    const [file, argv] = command(program, args);
+    execFileSync(file, argv, { stdio: "pipe" });
+  };
+  // Without blocking the event loop, for tests that keep serving requests meanwhile.
+  const runAsync = async (program: string, args: string[]) => {
+    const [file, argv] = command(program, args);
+    await promisify(execFile)(file, argv);
   };
   if (asRoot) execFileSync("chown", ["postgres", dir]);
   run("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8"]);
   const port = await freePort();
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
-  run("pg_ctl", ["-D", data, "-o", options, "-l", join(dir, "log"), "-w", "start"]);
+  const start = ["-D", data, "-o", options, "-l", join(dir, "log"), "-w", "start"];
+  run("pg_ctl", start);
   return {
     url: `postgresql://postgres@127.0.0.1:${port}`,
+    halt: () => runAsync("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]),
+    resume: () => runAsync("pg_ctl", start),
     stop: () => {
       try {
         run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);

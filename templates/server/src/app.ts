@@ -1,3 +1,4 @@
+import type https from "node:https";
 import cors from "@fastify/cors";
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from "fastify";
 import type { Config } from "./config.js";
@@ -5,10 +6,11 @@ import type { Db } from "./db.js";
 import { loadCustomRoutes, loadHooks } from "./hooks.js";
 import { signatureCheck } from "./http/auth.js";
 import { apiDocs } from "./http/docs.js";
+import { answerClientError, createServer } from "./http/connections.js";
 import { Failure, handleError, handleNotFound } from "./http/errors.js";
 import { formats } from "./http/formats.js";
 import { parseJsonBodies } from "./http/json.js";
-import { answerWrongMethods } from "./http/methods.js";
+import { answerWrongMethods, refusal } from "./http/methods.js";
 import { api, routes } from "./routes.js";
 import { openStore } from "./store.js";
 
@@ -25,7 +27,10 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   const checkSignature = signatureCheck(config.signatureKeys, (request) => isPreflight(request) || isPublic(request));
 
   const app: FastifyInstance = Fastify({
+    // The server is made by createServer, HTTPS too (Fastify reads `https` to name its address).
     https: config.tls ?? null,
+    serverFactory: (handler) => createServer(config, handler) as https.Server,
+    clientErrorHandler: answerClientError,
     logger: { level: config.logLevel },
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimit,
@@ -64,6 +69,16 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
     });
   }
   app.addHook("onRequest", checkSignature);
+  // A request no route matched is answered before its body is read: 405 for a known path in a
+  // method no route names (PROPFIND, TRACE…), else 404.
+  const wrongMethods = answerWrongMethods(app, { exceptOptions: corsEnabled });
+  app.addHook("onRequest", async (request, reply) => {
+    if (!request.is404) return;
+    const allow = wrongMethods.allowedAt(request);
+    if (allow === undefined) return handleNotFound(request, reply);
+    reply.header("allow", allow);
+    throw refusal();
+  });
   // One line per request at info: method, path without its query string, status and milliseconds;
   // never a header, so never the key. Not registered above info, where it would cost every request.
   if (LOGGED_REQUESTS.has(config.logLevel)) {
@@ -83,11 +98,10 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
     done(new Failure(415, "Unsupported media type"), undefined);
   });
 
-  const addWrongMethodRoutes = answerWrongMethods(app, { exceptOptions: corsEnabled });
   const store = openStore(db, await loadHooks());
   app.addHook("onClose", async () => store.close());
   await app.register(routes, { store, custom: await loadCustomRoutes() });
   await app.register(apiDocs, { ...api, open: config.apiDocs });
-  addWrongMethodRoutes();
+  wrongMethods.register();
   return app;
 }

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { isDatabaseUnavailable } from "../db.js";
 import { describeValidation } from "./validation.js";
 
 /** A failure answered with its status and message in the envelope. */
@@ -37,6 +38,10 @@ const FRAMEWORK_FAILURES: Record<string, [number, string]> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: [400, "Invalid request: body must be a JSON object"],
   FST_ERR_CTP_INVALID_JSON_BODY: [400, "Invalid request: body is not valid JSON"],
   FST_ERR_BAD_URL: [404, "Data not found"],
+  // A path segment longer than any id (100 characters): no record has it.
+  FST_ERR_MAX_PARAM_LENGTH: [404, "Data not found"],
+  // A QUERY request without a Content-Type.
+  FST_ERR_ROUTE_MISSING_CONTENT_TYPE: [415, "Unsupported media type"],
 };
 
 function failureOf(error: FastifyError): Failure {
@@ -44,14 +49,16 @@ function failureOf(error: FastifyError): Failure {
   if (error.validation) return invalid(describeValidation(error.validation, error.validationContext));
   const known = error.code ? FRAMEWORK_FAILURES[error.code] : undefined;
   if (known) return new Failure(...known);
-  // Any other error of a body parser.
+  // Any other error of a body parser (a body cut short among them).
   if (error.statusCode === 400) return invalid(["body is not valid JSON"]);
+  if (isDatabaseUnavailable(error)) return new Failure(503, "Service unavailable");
   return new Failure(500, "Internal server error");
 }
 
 export async function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const failure = failureOf(error);
   if (failure.statusCode === 500) request.log.error({ err: error }, "request failed");
+  if (failure.statusCode === 503) request.log.warn({ err: error }, "database unavailable");
   if (failure.statusCode === 413) await drain(request, MAX_DRAINED_BYTES);
   return reply.code(failure.statusCode).send({ success: false, message: failure.message, data: [] });
 }

@@ -45,6 +45,10 @@ export async function writeFailure(
       }
     }
     if (missing.length > 0) return invalid(missing);
+    // Each referenced record exists now: one was created just after the write. The write saw it missing.
+    const [, field, table] =
+      /^Key \("?([^")]+)"?\)=\(.*\) is not present in table "([^"]+)"/s.exec(error.detail ?? "") ?? [];
+    if (field && table) return invalid([`${field} refers to no ${table} record`]);
   }
   return error;
 }

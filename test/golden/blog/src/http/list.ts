@@ -2,6 +2,7 @@
 import { invalid } from "./errors.js";
 import { formats } from "./formats.js";
 import { jsonNumber } from "./numbers.js";
+import { unstorableText } from "./text.js";
 
 /** How a table's values are exchanged, as its list filters and sorts read them. */
 export type Kind = "float" | "integer" | "uuid" | "text" | "boolean" | "datetime";
@@ -123,6 +124,11 @@ function parseFilter(name: string, text: string, table: ListTable, query: ListQu
   const kind = Object.hasOwn(table.fields, field) ? table.fields[field] : undefined;
   if (kind === undefined) {
     problems.push(`unknown parameter ${name}`);
+    return;
+  }
+  const unstorable = kind === "text" ? unstorableText(name, text) : undefined;
+  if (unstorable) {
+    problems.push(unstorable);
     return;
   }
   const fits =

@@ -2,6 +2,7 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { Db } from "../db.js";
 import { envelopeSchema, found } from "../http/envelope.js";
+import { storableQueryString } from "../http/text.js";
 import { prepareQuery } from "../query.js";
 
 const SQL = `
@@ -51,5 +52,7 @@ export type CategoryPostsQuery = ReturnType<typeof categoryPostsQuery>;
 
 /** GET /blog/<version>/category_posts */
 export const categoryPostsRoute: FastifyPluginAsync<{ query: CategoryPostsQuery }> = async (app, { query }) => {
-  app.get<{ Querystring: Params }>("/category_posts", { schema }, async (request) => found(query(request.query)));
+  app.get<{ Querystring: Params }>("/category_posts", { schema, preHandler: storableQueryString }, async (request) =>
+    found(query(request.query)),
+  );
 };

@@ -14,6 +14,19 @@ export interface Config {
   poolSize: number;
   tls?: { cert: Buffer; key: Buffer };
   logLevel: string;
+  timeouts: Timeouts;
+}
+
+/** Milliseconds each phase of a connection may take (src/http/connections.ts). */
+export interface Timeouts {
+  /** For the request's headers to arrive, from the first byte of the request; then 408. */
+  headersMs: number;
+  /** For the whole request, headers and body, to arrive; then 408. */
+  requestMs: number;
+  /** With nothing moving either way on the connection (a client that stops sending or reading); then it is closed. */
+  connectionMs: number;
+  /** For a keep-alive connection's next request; then it is closed. */
+  keepAliveMs: number;
 }
 
 /** A configuration the server cannot start with; reported without a stack trace. */
@@ -48,6 +61,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     apiDocs: onOff(env, "API_DOCS"),
     ...tls(env),
     logLevel: env.LOG_LEVEL || "info",
+    timeouts: timeouts(env),
+  };
+}
+
+function timeouts(env: NodeJS.ProcessEnv): Timeouts {
+  const headersMs = milliseconds(env, "HEADERS_TIMEOUT_MS", 10_000);
+  const requestMs = milliseconds(env, "REQUEST_TIMEOUT_MS", 30_000);
+  if (headersMs > requestMs) {
+    throw new ConfigError(
+      `HEADERS_TIMEOUT_MS (${headersMs}) must not be longer than REQUEST_TIMEOUT_MS (${requestMs})`,
+    );
+  }
+  return {
+    headersMs,
+    requestMs,
+    connectionMs: milliseconds(env, "CONNECTION_TIMEOUT_MS", 60_000),
+    keepAliveMs: milliseconds(env, "KEEP_ALIVE_TIMEOUT_MS", 72_000),
   };
 }
 
@@ -56,6 +86,12 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number): number
   if (value === undefined || value === "") return fallback;
   if (!/^\d+$/.test(value)) throw new ConfigError(`${name} must be a whole number, not "${value}"`);
   return Number(value);
+}
+
+function milliseconds(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = integer(env, name, fallback);
+  if (value === 0) throw new ConfigError(`${name} must be at least 1 (milliseconds)`);
+  return value;
 }
 
 function onOff(env: NodeJS.ProcessEnv, name: string): boolean {

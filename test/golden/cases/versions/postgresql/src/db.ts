@@ -27,15 +27,49 @@ const types = {
   }) as typeof pg.types.getTypeParser,
 };
 
+/** How long a request waits for a connection (a new one, or a pooled one to come free) before a 503. */
+const CONNECT_TIMEOUT_MS = 5000;
+
+/**
+ * Errors that mean the database cannot be reached now, rather than that a statement failed: the
+ * server answers them with 503 and serves again as soon as connections succeed. By SQLSTATE
+ * (connection exceptions, a server shutting down or starting, too many connections), by socket
+ * error code, and by pg's own words for a connection that ended or could not be had in time.
+ */
+const UNAVAILABLE_STATES = /^(08|57P0[1-3]|53300)/;
+const UNAVAILABLE_SOCKETS = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+]);
+const UNAVAILABLE_WORDS = /^Connection terminated|timeout exceeded when trying to connect|is not queryable/;
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string" && (UNAVAILABLE_STATES.test(code) || UNAVAILABLE_SOCKETS.has(code))) return true;
+  return UNAVAILABLE_WORDS.test(error.message);
+}
+
 /** A connection pool; the server keeps no other state, so any number of copies can share a database. */
 export function openDatabase(config: Config) {
   const pool = new pg.Pool({
     connectionString: config.databaseUrl,
     max: config.poolSize,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     types,
     // Date-times in UTC; doubles printed with their shortest exact digits whatever the database's setting.
     options: "-c TimeZone=UTC -c extra_float_digits=1",
   });
+  // A connection PostgreSQL ends (a restart, a failover, pg_terminate_backend, an idle timeout) is
+  // reported as an 'error' event, idle in the pool or checked out between two statements; with no
+  // listener it would end the process. The pool drops such a connection and opens new ones when
+  // asked, and a request that was using it fails with a 503, so there is nothing more to do here.
+  pool.on("error", () => undefined);
+  pool.on("connect", (client) => client.on("error", () => undefined));
   return {
     pool,
     /**
@@ -52,7 +86,8 @@ export function openDatabase(config: Config) {
         client.release();
         return result;
       } catch (error) {
-        client.release(error instanceof pg.DatabaseError ? undefined : (error as Error));
+        const sound = error instanceof pg.DatabaseError && !isDatabaseUnavailable(error);
+        client.release(sound ? undefined : (error as Error));
         throw error;
       }
     },

@@ -14,7 +14,7 @@ export type TransactionDb = Db;
  * blocking the server).
  */
 export function openTransactions(db: Db) {
-  const connection = connect(db.name);
+  const connection = connect(db.name, db.pragma("busy_timeout", { simple: true }) as number);
 
   let last: Promise<unknown> = Promise.resolve();
   let open = 0;

@@ -16,7 +16,14 @@ export function isPhone(value: string): boolean {
   return digits >= 7 && digits <= 15;
 }
 
-/** RFC 3339 with a time zone: `T` or space, `Z`/`z` or ±hh:mm, a real calendar date. */
+/** The first and last instants both databases store: years 0001 to 9999, in UTC. */
+const FIRST_INSTANT = Date.parse("0001-01-01T00:00:00Z");
+const LAST_INSTANT = Date.parse("9999-12-31T23:59:59.999Z");
+
+/**
+ * RFC 3339 with a time zone: `T` or space, `Z`/`z` or ±hh:mm, a real calendar date, at an instant
+ * of the years 0001 to 9999 in UTC (`0001-01-01T00:30:00+01:00` is not one).
+ */
 export function isDateTime(value: string): boolean {
   const match = DATETIME.exec(value);
   if (!match) return false;
@@ -38,8 +45,14 @@ export function isDateTime(value: string): boolean {
     hour < 24 &&
     minute < 60 &&
     second < 60 &&
-    offsetValid
+    offsetValid &&
+    inStoredYears(value)
   );
+}
+
+function inStoredYears(value: string): boolean {
+  const instant = Date.parse(value.replace(" ", "T").toUpperCase());
+  return instant >= FIRST_INSTANT && instant <= LAST_INSTANT;
 }
 
 /** By their JSON Schema names: the schemas the server compiles and its OpenAPI documents name them so. */
