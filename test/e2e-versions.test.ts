@@ -133,6 +133,30 @@ for (const database of ["sqlite", "postgresql"] as const) {
         expect(v1New.status).toBe(400);
         expect(v1New.body).toEqual(failure("Invalid request: unknown field tier"));
 
+        // A whole table longer than a batch is streamed in each version's names too.
+        await db.exec(
+          "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1500) " +
+            "INSERT INTO customers (full_name, email, tier, status) SELECT 'P' || i, 'p' || i || '@example.com', 2, 'bulk' FROM n",
+        );
+        const [v1All, v2All] = await Promise.all([api.get("/customers/v1/list"), api.get("/customers/v2/list")]);
+        const v1Records = (v1All.body as Envelope<Record<string, unknown>[]>).data;
+        const v2Records = (v2All.body as Envelope<Record<string, unknown>[]>).data;
+        expect([v1Records.length, v2Records.length]).toEqual([1504, 1504]);
+        expect(v1Records.at(-1)).toEqual({
+          id: 1504,
+          name: "P1500",
+          email: "p1500@example.com",
+          legacy_code: null,
+          status: "bulk",
+        });
+        expect(v2Records.at(-1)).toEqual({
+          id: 1504,
+          full_name: "P1500",
+          email: "p1500@example.com",
+          tier: 2,
+          status: "bulk",
+        });
+
         // v3 is v2's shape, also under the new names.
         expect((await api.get("/customers/v3/show/1")).text).toBe(shown.text);
 

@@ -115,3 +115,28 @@ describe("a typed client from the blog server's OpenAPI documents", () => {
     );
   }
 });
+
+// Issue 15: a typed client follows its version: each version's document gives its own field names
+// and fields, and a deprecated version's operations are marked so in the types.
+describe("typed clients of versions that differ", () => {
+  const types = async (version: string) =>
+    (
+      await execa(process.execPath, [
+        BIN("openapi-typescript/bin/cli.js"),
+        join(REPO, "test", "golden", "cases", "versions", "sqlite", "openapi", `${version}.json`),
+      ])
+    ).stdout;
+  const record = (text: string) => /CustomersRecord: \{([^}]*)\}/.exec(text)![1]!.replace(/\s+/g, " ").trim();
+
+  it("have each version's fields, under its names; v1's operations deprecated", async () => {
+    const [v1, v2] = await Promise.all([types("v1"), types("v2")]);
+    expect(record(v1)).toBe(
+      "id: number; fullname: string; email: string; phone: string; status: string | null; legacy_code: string | null;",
+    );
+    expect(record(v2)).toBe(
+      "id: number; name: string; email: string; phone: string; status: string | null; tier: number;",
+    );
+    expect(v1.match(/@deprecated/g)?.length).toBe(11); // the 10 table routes and the document's own
+    expect(v2).not.toContain("@deprecated");
+  });
+});
