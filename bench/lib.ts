@@ -145,29 +145,32 @@ export async function transpileServer(serverDir: string): Promise<number> {
   return ms;
 }
 
-/** Where transpileCeiling writes the ceiling: the work directory, next to the server's. */
-export const ceilingFile = (serverDir: string) => join(dirname(serverDir), "ceiling.mjs");
+/** Where transpileCeiling writes a ceiling: the work directory, next to the server's. */
+export const ceilingFile = (serverDir: string, kind: "ceiling" | "lean" = "ceiling") =>
+  join(dirname(serverDir), `${kind}.mjs`);
 
 /**
- * bench/ceiling.ts stripped of its types by esbuild (node_modules/.bin/esbuild, with the options of
- * the generated server's transpile), so that both servers run as plain JavaScript under
- * `node --enable-source-maps`; wall time in ms.
+ * bench/ceiling.ts and bench/lean.ts stripped of their types by esbuild (node_modules/.bin/esbuild,
+ * with the options of the generated server's transpile), so that every server runs as plain
+ * JavaScript under `node --enable-source-maps`; wall time in ms (both files).
  */
 export async function transpileCeiling(serverDir: string): Promise<number> {
   const start = performance.now();
-  await execa(
-    join(REPO, "node_modules", ".bin", "esbuild"),
-    [
-      join(BENCH, "ceiling.ts"),
-      `--outfile=${ceilingFile(serverDir)}`,
-      "--platform=node",
-      "--target=node20",
-      "--format=esm",
-      "--sourcemap",
-      "--log-level=warning",
-    ],
-    { cwd: REPO, timeout: 60_000 },
-  );
+  for (const kind of ["ceiling", "lean"] as const) {
+    await execa(
+      join(REPO, "node_modules", ".bin", "esbuild"),
+      [
+        join(BENCH, `${kind}.ts`),
+        `--outfile=${ceilingFile(serverDir, kind)}`,
+        "--platform=node",
+        "--target=node20",
+        "--format=esm",
+        "--sourcemap",
+        "--log-level=warning",
+      ],
+      { cwd: REPO, timeout: 60_000 },
+    );
+  }
   return performance.now() - start;
 }
 
@@ -227,8 +230,12 @@ export function copyDatabase(from: string, to: string): void {
 
 // ---- servers -------------------------------------------------------------------------------
 
-/** generated: `node --enable-source-maps dist/server.js`; cluster: the same with dist/cluster.js. */
-export type ServerKind = "generated" | "ceiling" | "cluster";
+/**
+ * generated: `node --enable-source-maps dist/server.js`; cluster: the same with dist/cluster.js;
+ * ceiling: bench/ceiling.ts (the generated server's costs, written by hand); lean: bench/lean.ts
+ * (the fastest honest server for the same contract).
+ */
+export type ServerKind = "generated" | "ceiling" | "lean" | "cluster";
 
 export interface ServerOptions {
   kind: ServerKind;
@@ -285,7 +292,8 @@ export const LIST_PATH = "/blog/users/v1/list";
 /** The node command line of a server (after the node binary). */
 export function serverArgs(options: Pick<ServerOptions, "kind" | "serverDir" | "nodeArgs" | "compiled">): string[] {
   const nodeArgs = options.nodeArgs ?? [];
-  if (options.kind === "ceiling") return [...nodeArgs, "--enable-source-maps", ceilingFile(options.serverDir)];
+  if (options.kind === "ceiling" || options.kind === "lean")
+    return [...nodeArgs, "--enable-source-maps", ceilingFile(options.serverDir, options.kind)];
   if (options.kind === "cluster") return [...nodeArgs, "--enable-source-maps", "dist/cluster.js"];
   if (options.compiled) return [...nodeArgs, `${PROD_DIR}/server.js`];
   return [...nodeArgs, "--enable-source-maps", "dist/server.js"];
@@ -402,8 +410,8 @@ async function launch(
  */
 export async function startServer(options: ServerOptions): Promise<Server> {
   const script =
-    options.kind === "ceiling"
-      ? ceilingFile(options.serverDir)
+    options.kind === "ceiling" || options.kind === "lean"
+      ? ceilingFile(options.serverDir, options.kind)
       : join(
           options.serverDir,
           options.compiled ? PROD_DIR : "dist",
@@ -411,7 +419,7 @@ export async function startServer(options: ServerOptions): Promise<Server> {
         );
   if (!existsSync(script)) {
     throw new Error(
-      `${script} does not exist: run ${options.kind === "ceiling" ? "transpileCeiling" : options.compiled ? "buildServer" : "transpileServer"} first`,
+      `${script} does not exist: run ${options.kind === "ceiling" || options.kind === "lean" ? "transpileCeiling" : options.compiled ? "buildServer" : "transpileServer"} first`,
     );
   }
   const label = `${options.kind}${options.compiled ? " (compiled)" : ""} server`;

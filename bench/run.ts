@@ -15,11 +15,12 @@
 //      (`node --enable-source-maps dist/cluster.js`, one worker per core, RSS summed over the
 //      primary and its workers once every worker listens); and, for information, `npm start` as a
 //      whole (npm + transpile + node → first answer);
-//   4. BENCH_ROUNDS rounds; each starts fresh server processes (generated, ceiling, cluster), each
+//   4. BENCH_ROUNDS rounds; each starts fresh server processes (generated, ceiling, lean ceiling
+//      (bench/lean.ts), cluster), each
 //      on its own fresh copy of the seeded database (creates do not interfere, list always answers
 //      the 100 seeded users, and the rounds sample the variation between processes), and per
 //      endpoint (show, list, custom query, create) warms each up for BENCH_WARMUP seconds, then
-//      loads generated, then ceiling, then cluster, for BENCH_DURATION seconds each, each load run
+//      loads generated, then ceiling, then lean, then cluster, for BENCH_DURATION seconds each, each load run
 //      by autocannon in a process of its own (bench/load.ts). In the first round the servers must
 //      answer the benchmarked requests identically (parity).
 //      Reported: the median round, with the server's CPU time per request and RSS from /proc (for
@@ -64,9 +65,9 @@ import {
 import type { LoadResult } from "./load.ts";
 import { generationBenchmark, type GenerationTimes } from "./synthetic.ts";
 
-/** The pair compared: the generated server (one process) and the ceiling. */
-const KINDS: ServerKind[] = ["generated", "ceiling"];
-const START_MODES = ["generated", "compiled", "cluster", "ceiling"] as const;
+/** The servers compared: the generated server (one process), the ceiling and the lean ceiling. */
+const KINDS: ServerKind[] = ["generated", "ceiling", "lean"];
+const START_MODES = ["generated", "compiled", "cluster", "ceiling", "lean"] as const;
 type StartMode = (typeof START_MODES)[number];
 interface StartRun {
   ms: number;
@@ -81,6 +82,8 @@ type Memory = { rssMb: number; peakMb: number; processes: number };
 /** Targets of the issue (a benchmark, not tests). */
 const TARGETS = {
   ratio: { show: 0.8, list: 0.8, create: 0.8 } as Record<string, number | undefined>,
+  /** Issue 18: generated / lean ceiling on every endpoint. */
+  leanRatio: 0.9,
   generationMs: 2000,
   startupMs: 500,
   idleRssMb: 100,
@@ -120,7 +123,9 @@ interface EndpointResult {
   pairedRatio: number;
   /** Medians over the undisturbed rounds only, when each server has one. */
   quietRatio?: number;
-  quietRounds: Record<"generated" | "ceiling", number>;
+  quietRounds: Record<"generated" | "ceiling" | "lean", number>;
+  /** The same estimators against the lean ceiling (bench/lean.ts). */
+  lean: { ratio: number; cpuRatio: number; bestRatio: number; pairedRatio: number; quietRatio?: number };
   cluster?: ClusterResult;
 }
 
@@ -197,7 +202,7 @@ async function main() {
       throw new Error("npm run transpile left no dist/cluster.js although the server has `npm run cluster`");
     }
     log(`npm run -s transpile: ${fmt(transpileMs, 0)} ms; the ceiling: ${fmt(ceilingTranspileMs, 0)} ms`);
-    for (const kind of ["generated", "ceiling", "cluster"] as const) {
+    for (const kind of ["generated", "ceiling", "lean", "cluster"] as const) {
       copyDatabase(join(serverDir, "seed.db"), join(serverDir, `${kind}.db`));
     }
 
@@ -207,7 +212,7 @@ async function main() {
 
     // 3. Start-up and idle RSS; `npm start` as a whole.
     log(`starting each server ${settings.starts} times`);
-    const starts: Starts = { generated: [], compiled: [], cluster: [], ceiling: [] };
+    const starts: Starts = { generated: [], compiled: [], cluster: [], ceiling: [], lean: [] };
     const npmStarts: number[] = [];
     for (let i = 0; i < settings.starts; i++) {
       for (const mode of START_MODES) {
@@ -247,7 +252,7 @@ async function main() {
     const rounds = new Map(
       endpoints.map((endpoint) => [
         endpoint.name,
-        { generated: [], ceiling: [], cluster: [] } as Record<ServerKind, Round[]>,
+        { generated: [], ceiling: [], lean: [], cluster: [] } as Record<ServerKind, Round[]>,
       ]),
     );
     let parity: Parity[] = [];
@@ -341,11 +346,12 @@ function summariseRounds(endpoint: string, rounds: Record<ServerKind, Round[]>):
   const middle = {
     generated: medianBy(rounds.generated, (round) => round.rps),
     ceiling: medianBy(rounds.ceiling, (round) => round.rps),
+    lean: medianBy(rounds.lean, (round) => round.rps),
   } as Record<ServerKind, Round>;
   const cpuCost = (kind: ServerKind) => median(rounds[kind].map((round) => round.cpuUsPerRequest));
   const best = (kind: ServerKind) => Math.max(...rounds[kind].map((round) => round.rps));
   const quiet = (kind: ServerKind) => rounds[kind].filter((round) => !disturbed(round)).map((round) => round.rps);
-  const [quietGenerated, quietCeiling] = [quiet("generated"), quiet("ceiling")];
+  const [quietGenerated, quietCeiling, quietLean] = [quiet("generated"), quiet("ceiling"), quiet("lean")];
   let cluster: ClusterResult | undefined;
   if (rounds.cluster.length > 0) {
     const clusterMedian = medianBy(rounds.cluster, (round) => round.rps);
@@ -367,7 +373,15 @@ function summariseRounds(endpoint: string, rounds: Record<ServerKind, Round[]>):
     pairedRatio: median(rounds.generated.map((round, i) => round.rps / rounds.ceiling[i]!.rps)),
     ...(quietGenerated.length > 0 &&
       quietCeiling.length > 0 && { quietRatio: median(quietGenerated) / median(quietCeiling) }),
-    quietRounds: { generated: quietGenerated.length, ceiling: quietCeiling.length },
+    quietRounds: { generated: quietGenerated.length, ceiling: quietCeiling.length, lean: quietLean.length },
+    lean: {
+      ratio: middle.generated.rps / middle.lean.rps,
+      cpuRatio: cpuCost("lean") / cpuCost("generated"),
+      bestRatio: best("generated") / best("lean"),
+      pairedRatio: median(rounds.generated.map((round, i) => round.rps / rounds.lean[i]!.rps)),
+      ...(quietGenerated.length > 0 &&
+        quietLean.length > 0 && { quietRatio: median(quietGenerated) / median(quietLean) }),
+    },
     ...(cluster && { cluster }),
   };
 }
@@ -490,7 +504,7 @@ function render(data: {
       `(generated: \`node --enable-source-maps dist/server.js\` as \`npm start\` runs it after its transpile; ceiling: esbuild-transpiled, ` +
       `\`node --enable-source-maps\`${withCluster ? "; cluster: `node --enable-source-maps dist/cluster.js`" : ""}) ` +
       `and database copies, with per endpoint a ${settings.warmup} s warm-up of each server, then ${settings.duration} s of generated, ` +
-      `then ${settings.duration} s of ceiling${withCluster ? `, then ${settings.duration} s of cluster` : ""}; the median round by req/s. ` +
+      `then ${settings.duration} s of ceiling, then ${settings.duration} s of the lean ceiling${withCluster ? `, then ${settings.duration} s of cluster` : ""}; the median round by req/s. ` +
       `Run took ${fmt(data.totalSeconds, 0)} s.`,
     ``,
     `### Throughput (generated / ceiling)`,
@@ -512,13 +526,42 @@ function render(data: {
     result.rounds[kind].map((round) => fmt(round.rps, 0)).join("/");
   lines.push(
     ``,
-    `Every round (req/s, generated | ceiling): ` +
+    `Every round (req/s, generated | ceiling | lean ceiling): ` +
       results
-        .map((result) => `${result.endpoint} ${everyRound(result, "generated")} | ${everyRound(result, "ceiling")}`)
+        .map(
+          (result) =>
+            `${result.endpoint} ${everyRound(result, "generated")} | ${everyRound(result, "ceiling")} | ${everyRound(result, "lean")}`,
+        )
         .join("; ") +
       `. CPU µs/req is the server process's user+system time over the round divided by its 2xx answers (the ratio CPU/req is ` +
       `ceiling ÷ generated, medians over the rounds: the cost per request, which a saturated load generator does not blur); ` +
       `RSS is VmRSS after the round.`,
+  );
+  lines.push(
+    ``,
+    `### Against the lean ceiling (generated / lean)`,
+    ``,
+    `The lean ceiling (\`bench/lean.ts\`) is the fastest honest server a careful person would write for the same contract and ` +
+      `answers: Fastify + better-sqlite3, the same paths, envelope, JSON schemas and formats, a constant-time key check ` +
+      `(timingSafeEqual), errors logged; Fastify's logger off (no child logger per request), a synchronous key hook and ` +
+      `synchronous handlers, positional parameters. Loaded right after the ceiling in each round, on its own database copy.`,
+    ``,
+    `| endpoint | generated req/s | lean req/s | p50 ms | p99 ms | CPU µs/req | RSS MB | ratio req/s, median round | paired rounds | best round | undisturbed rounds | ratio CPU/req | target | |`,
+    `|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|`,
+    ...results.map((result) => {
+      const [g, l, r] = [result.median.generated, result.median.lean, result.lean];
+      return (
+        `| ${result.endpoint} | ${fmt(g.rps, 0)} | ${fmt(l.rps, 0)} | ${fmt(l.p50, 2)} | ${fmt(l.p99, 2)} | ${fmt(l.cpuUsPerRequest, 0)} | ${fmt(l.rssMb, 0)} ` +
+        `| **${fmt(r.ratio, 2)}** | ${fmt(r.pairedRatio, 2)} | ${fmt(r.bestRatio, 2)} | ${r.quietRatio === undefined ? "–" : fmt(r.quietRatio, 2)} (${result.quietRounds.generated}, ${result.quietRounds.lean}) ` +
+        `| ${fmt(r.cpuRatio, 2)} | ≥ ${TARGETS.leanRatio} | ${met(r.ratio >= TARGETS.leanRatio)} |`
+      );
+    }),
+    ``,
+    `The two ceilings side by side (lean ÷ ceiling, median rounds): ` +
+      results
+        .map((result) => `${result.endpoint} ${fmt(result.median.lean.rps / result.median.ceiling.rps, 2)}`)
+        .join(", ") +
+      `.`,
   );
   const rounds = results.flatMap((result) => loaded.flatMap((kind) => result.rounds[kind]));
   const noisy = results.flatMap((result) =>
@@ -608,7 +651,13 @@ function render(data: {
       allListening: runs[0]!.allListeningMs === undefined ? undefined : median(warm.map((run) => run.allListeningMs!)),
     };
   };
-  const [gs, ps, ks, cs] = [startup("generated")!, startup("compiled"), startup("cluster"), startup("ceiling")!];
+  const [gs, ps, ks, cs, ls] = [
+    startup("generated")!,
+    startup("compiled"),
+    startup("cluster"),
+    startup("ceiling")!,
+    startup("lean")!,
+  ];
   const compiled = (value: (entry: NonNullable<typeof ps>) => string) =>
     ps ? value(ps) : data.build.error ? "build failed" : "–";
   const clustered = (value: (entry: NonNullable<typeof ks>) => string) => (ks ? value(ks) : "–");
@@ -622,15 +671,15 @@ function render(data: {
     ``,
     `### Start-up, memory, generation`,
     ``,
-    `| measure | generated (\`npm start\`'s node: \`node --enable-source-maps dist/server.js\`) | generated compiled by tsc (\`npm run start:prod\`: \`node dist/server.js\`) | cluster (\`node --enable-source-maps dist/cluster.js\`${workers ? `, ${workers} workers` : ""}) | ceiling (esbuild, \`node --enable-source-maps\`) | target | |`,
-    `|---|--:|--:|--:|--:|--:|---|`,
-    `| start-up, spawn → first list answer, median of ${Math.max(1, settings.starts - 1)} (ms) | ${fmt(gs.median, 0)} | ${compiled((p) => fmt(p.median, 0))} | ${clustered((k) => fmt(k.median, 0))} | ${fmt(cs.median, 0)} | < ${TARGETS.startupMs} | ${met(gs.median < TARGETS.startupMs)} (\`npm start\`'s node)${ps ? `, ${met(ps.median < TARGETS.startupMs)} (compiled)` : ""}${ks ? `, ${met(ks.median < TARGETS.startupMs)} (cluster)` : ""} |`,
-    `| start-up, the first start after the transpile (ms) | ${fmt(gs.first, 0)} | ${compiled((p) => fmt(p.first, 0))} | ${clustered((k) => fmt(k.first, 0))} | ${fmt(cs.first, 0)} | | |`,
-    `| cluster: spawn → every worker listening, median (ms) | | | ${clustered((k) => fmt(k.allListening ?? NaN, 0))} | | | |`,
-    `| \`npm start\` as a whole: npm + \`npm run -s transpile\` + node → first list answer, median of ${data.npmStarts.length} (${data.npmStarts.map((ms) => fmt(ms, 0)).join(", ")}) (ms) | ${fmt(npmStart, 0)} | | | | (< ${TARGETS.startupMs}) | for information: ${npmStart < TARGETS.startupMs ? "under" : "over"} ${TARGETS.startupMs} |`,
-    `| its transpile step alone, \`npm run -s transpile\` (esbuild, src/ → dist/), once (ms) | ${fmt(data.transpileMs, 0)} | | | ${fmt(data.ceilingTranspileMs, 0)} (esbuild of ceiling.ts, no npm) | | |`,
-    `| idle RSS right after start, median (MB; cluster: primary + workers, once every worker listens) | ${fmt(gs.rss, 0)} | ${compiled((p) => fmt(p.rss, 0))} | ${clustered((k) => fmt(k.rss, 0))} | ${fmt(cs.rss, 0)} | < ${TARGETS.idleRssMb} | ${met(gs.rss < TARGETS.idleRssMb)} (\`npm start\`'s node)${ps ? `, ${met(ps.rss < TARGETS.idleRssMb)} (compiled)` : ""} |`,
-    `| RSS after all the load / peak RSS (MB; cluster: sums over its processes) | ${afterAll("generated")} | | ${afterAll("cluster")} | ${afterAll("ceiling")} | | |`,
+    `| measure | generated (\`npm start\`'s node: \`node --enable-source-maps dist/server.js\`) | generated compiled by tsc (\`npm run start:prod\`: \`node dist/server.js\`) | cluster (\`node --enable-source-maps dist/cluster.js\`${workers ? `, ${workers} workers` : ""}) | ceiling (esbuild, \`node --enable-source-maps\`) | lean ceiling (the same) | target | |`,
+    `|---|--:|--:|--:|--:|--:|--:|---|`,
+    `| start-up, spawn → first list answer, median of ${Math.max(1, settings.starts - 1)} (ms) | ${fmt(gs.median, 0)} | ${compiled((p) => fmt(p.median, 0))} | ${clustered((k) => fmt(k.median, 0))} | ${fmt(cs.median, 0)} | ${fmt(ls.median, 0)} | < ${TARGETS.startupMs} | ${met(gs.median < TARGETS.startupMs)} (\`npm start\`'s node)${ps ? `, ${met(ps.median < TARGETS.startupMs)} (compiled)` : ""}${ks ? `, ${met(ks.median < TARGETS.startupMs)} (cluster)` : ""} |`,
+    `| start-up, the first start after the transpile (ms) | ${fmt(gs.first, 0)} | ${compiled((p) => fmt(p.first, 0))} | ${clustered((k) => fmt(k.first, 0))} | ${fmt(cs.first, 0)} | ${fmt(ls.first, 0)} | | |`,
+    `| cluster: spawn → every worker listening, median (ms) | | | ${clustered((k) => fmt(k.allListening ?? NaN, 0))} | | | | |`,
+    `| \`npm start\` as a whole: npm + \`npm run -s transpile\` + node → first list answer, median of ${data.npmStarts.length} (${data.npmStarts.map((ms) => fmt(ms, 0)).join(", ")}) (ms) | ${fmt(npmStart, 0)} | | | | | (< ${TARGETS.startupMs}) | for information: ${npmStart < TARGETS.startupMs ? "under" : "over"} ${TARGETS.startupMs} |`,
+    `| its transpile step alone, \`npm run -s transpile\` (esbuild, src/ → dist/), once (ms) | ${fmt(data.transpileMs, 0)} | | | ${fmt(data.ceilingTranspileMs, 0)} (esbuild of ceiling.ts and lean.ts, no npm) | | | |`,
+    `| idle RSS right after start, median (MB; cluster: primary + workers, once every worker listens) | ${fmt(gs.rss, 0)} | ${compiled((p) => fmt(p.rss, 0))} | ${clustered((k) => fmt(k.rss, 0))} | ${fmt(cs.rss, 0)} | ${fmt(ls.rss, 0)} | < ${TARGETS.idleRssMb} | ${met(gs.rss < TARGETS.idleRssMb)} (\`npm start\`'s node)${ps ? `, ${met(ps.rss < TARGETS.idleRssMb)} (compiled)` : ""} |`,
+    `| RSS after all the load / peak RSS (MB; cluster: sums over its processes) | ${afterAll("generated")} | | ${afterAll("cluster")} | ${afterAll("ceiling")} | ${afterAll("lean")} | | |`,
     ...(data.build.ms !== undefined
       ? [``, `\`npm run build\` (prisma generate, tsc) of the generated server took ${fmt(data.build.ms, 0)} ms.`]
       : []),
