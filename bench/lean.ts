@@ -35,7 +35,14 @@ function logError(error: Error, request: FastifyRequest) {
   if (!logErrors) return;
   const err = { type: error.name, message: error.message, stack: error.stack };
   process.stderr.write(
-    JSON.stringify({ level: 50, time: Date.now(), method: request.method, url: request.url, err, msg: "request failed" }) + "\n",
+    JSON.stringify({
+      level: 50,
+      time: Date.now(),
+      method: request.method,
+      url: request.url,
+      err,
+      msg: "request failed",
+    }) + "\n",
   );
 }
 
@@ -202,7 +209,10 @@ app.setErrorHandler((error: FastifyError, request, reply) => {
   if (error instanceof Failure) [status, message] = [error.statusCode, error.message];
   else if (error.validation) [status, message] = [400, `Invalid request: ${error.message}`];
   else if (error instanceof Database.SqliteError && error.code === "SQLITE_CONSTRAINT_UNIQUE")
-    [status, message] = [409, `Invalid request: ${error.message.slice(error.message.lastIndexOf(".") + 1)} already exists`];
+    [status, message] = [
+      409,
+      `Invalid request: ${error.message.slice(error.message.lastIndexOf(".") + 1)} already exists`,
+    ];
   else if (error.statusCode && error.statusCode < 500) [status, message] = [error.statusCode, error.message];
   else {
     logError(error, request);

@@ -42,6 +42,8 @@ export const settings = {
   keep: process.env.BENCH_KEEP === "1",
   /** BENCH_CLUSTER=0 leaves out the cluster mode (its start-ups and its load runs). */
   cluster: process.env.BENCH_CLUSTER !== "0",
+  /** BENCH_PEERS=0 leaves out the peers (PocketBase, json-server) on show, list and create. */
+  peers: process.env.BENCH_PEERS !== "0",
 };
 
 // ---- processes that must not outlive the benchmark -----------------------------------------
@@ -534,7 +536,12 @@ export const ENDPOINTS: Endpoint[] = [
 ];
 
 /** Runs one load in a child process (bench/load.ts) against a server. */
-export async function load(server: Server, endpoint: Endpoint, duration: number, tag: string): Promise<LoadResult> {
+export async function load(
+  server: Pick<Server, "base" | "pid">,
+  endpoint: Endpoint,
+  duration: number,
+  tag: string,
+): Promise<LoadResult> {
   const spec: LoadSpec = {
     url: server.base,
     method: endpoint.method,

@@ -25,10 +25,14 @@
 //      answer the benchmarked requests identically (parity).
 //      Reported: the median round, with the server's CPU time per request and RSS from /proc (for
 //      the cluster, summed over its processes).
+//   5. the peers (bench/peers.ts, installed once into .tmp/bench-peers/ with npm): PocketBase and
+//      json-server holding the same 100 users, their answers checked against the generated
+//      server's, then loaded on show, list and create beside a fresh generated server, in the same
+//      rounds; reported as peer ÷ generated. BENCH_PEERS=0 leaves them out.
 //
 // Environment: BENCH_DURATION (5 s), BENCH_ROUNDS (3), BENCH_WARMUP (1.5 s), BENCH_CONNECTIONS (10),
 // BENCH_STARTS (5), BENCH_GENERATIONS (3), BENCH_ENDPOINTS (show,list,query,create), BENCH_CLUSTER=0
-// (leave the cluster out), BENCH_KEEP=1 (keep .tmp/bench-*). `npm run bench -- --profile` runs
+// (leave the cluster out), BENCH_PEERS=0 (leave the peers out), BENCH_KEEP=1 (keep .tmp/bench-*). `npm run bench -- --profile` runs
 // bench/profile.ts instead. Everything listens on 127.0.0.1 only. Raw results:
 // .tmp/bench-results.json.
 import { availableParallelism, cpus, release, totalmem } from "node:os";
@@ -41,6 +45,7 @@ import {
   copyDatabase,
   ENDPOINTS,
   KEY,
+  LIST_PATH,
   load,
   median,
   medianBy,
@@ -49,6 +54,7 @@ import {
   removeWorkDir,
   seed,
   send,
+  get,
   settings,
   startServer,
   tablegenGenerate,
@@ -64,6 +70,7 @@ import {
 } from "./lib.ts";
 import type { LoadResult } from "./load.ts";
 import { generationBenchmark, type GenerationTimes } from "./synthetic.ts";
+import { ensurePeers, jsonServerUsers, pocketbaseUsers, type User, type UsersPeer } from "./peers.ts";
 
 /** The servers compared: the generated server (one process), the ceiling and the lean ceiling. */
 const KINDS: ServerKind[] = ["generated", "ceiling", "lean"];
@@ -288,6 +295,9 @@ async function main() {
     }
     const results = endpoints.map((endpoint) => summariseRounds(endpoint.name, rounds.get(endpoint.name)!));
 
+    // 5. The peers, on show, list and create, against the generated server in the same rounds.
+    const peers = settings.peers ? await peerBenchmark(serverDir, running) : undefined;
+
     const totalSeconds = (performance.now() - begun) / 1000;
     const data = {
       machine,
@@ -303,6 +313,7 @@ async function main() {
       parity,
       results,
       afterLoad,
+      peers,
       totalSeconds,
     };
     console.log(render(data));
@@ -316,7 +327,11 @@ async function main() {
 }
 
 /** One measured round of one server on one endpoint. */
-async function measureRound(server: Server, endpoint: Endpoint, round: number): Promise<Round> {
+async function measureRound(
+  server: Pick<Server, "base" | "pid"> & { kind: string },
+  endpoint: Endpoint,
+  round: number,
+): Promise<Round> {
   const result = await load(server, endpoint, settings.duration, `${server.kind}-${round}`);
   const cores = (ms: number) => ms / 1000 / result.duration;
   const entry: Round = {
@@ -490,6 +505,7 @@ function render(data: {
   parity: Parity[];
   results: EndpointResult[];
   afterLoad: Partial<Record<ServerKind, Memory>>;
+  peers?: PeerResult;
   totalSeconds: number;
 }): string {
   const { machine, generation, starts, parity, results, afterLoad } = data;
@@ -608,6 +624,7 @@ function render(data: {
     ),
   );
   lines.push(``, bad.length === 0 ? `Every response under load was 2xx.` : `Rounds with failures: ${bad.join("; ")}.`);
+  if (data.peers) lines.push(...renderPeers(data.peers));
 
   // Cluster mode next to one process and the ceiling.
   const workers = starts.cluster[0]?.workers ?? clusterRounds[0]?.serverProcesses;
@@ -706,6 +723,239 @@ function render(data: {
           .join("; ")}`,
   );
   return lines.join("\n");
+}
+
+
+// ---- peers: PocketBase and json-server on the same users, show, list and create (issue 18) ----
+
+const PEER_ENDPOINTS = ["show", "list", "create"] as const;
+type PeerEndpoint = (typeof PEER_ENDPOINTS)[number];
+
+interface PeerResult {
+  /** The generated server first, then each peer: name and how its access control is set. */
+  servers: { name: string; access: string; paths: Record<PeerEndpoint, string> }[];
+  /** Whether each peer's answers held the same records as the generated server's, per endpoint. */
+  checks: { server: string; endpoint: PeerEndpoint; same: boolean; detail?: string }[];
+  installedNow: boolean;
+  endpoints: {
+    endpoint: PeerEndpoint;
+    /** By server name: every round, the median round, and peer ÷ generated (median rounds, paired, CPU/req). */
+    rounds: Record<string, Round[]>;
+    median: Record<string, Round>;
+    ratio: Record<string, number>;
+    pairedRatio: Record<string, number>;
+    /** generated CPU µs/req ÷ the peer's (above 1: the peer spends less per request). */
+    cpuRatio: Record<string, number>;
+  }[];
+}
+
+/**
+ * A fresh generated server on a fresh copy of the seeded database, and both peers holding the same
+ * users (read from the generated server's list); each peer's show, list and create answers are
+ * checked against the generated server's; then per endpoint (show, list, create, in that order, so
+ * list always answers the 100 seeded users) a warm-up of each, then BENCH_ROUNDS rounds of
+ * generated, PocketBase, json-server, BENCH_DURATION seconds each. One process of each for all rounds.
+ */
+async function peerBenchmark(serverDir: string, running: Server[]): Promise<PeerResult> {
+  const dir = join(REPO, ".tmp", "bench-peers");
+  log(`peers: installing into ${dir} unless already there`);
+  const installedNow = await ensurePeers(dir);
+  copyDatabase(join(serverDir, "seed.db"), join(serverDir, "peers-generated.db"));
+  const generated = await startServer({ kind: "generated", serverDir, databaseUrl: "file:./peers-generated.db" });
+  running.push(generated);
+  const listed = await send(generated.base + LIST_PATH, { headers: { "x-api-signature": KEY } });
+  const users = (JSON.parse(listed.body) as { data: User[] }).data;
+  const peers: UsersPeer[] = [];
+  try {
+    peers.push(await pocketbaseUsers(dir, users));
+    peers.push(await jsonServerUsers(dir, users));
+    const generatedPaths = {
+      show: ENDPOINTS.find((e) => e.name === "show")!.path,
+      list: LIST_PATH,
+      create: ENDPOINTS.find((e) => e.name === "create")!.path,
+    };
+
+    // The same records first.
+    const checks: PeerResult["checks"] = [];
+    const strip = ({ id: _id, ...rest }: User) => rest;
+    const key = (record: Omit<User, "id">) => JSON.stringify(record);
+    const sameSet = (a: Omit<User, "id">[], b: Omit<User, "id">[]) =>
+      a.length === b.length && isDeepStrictEqual(a.map(key).sort(), b.map(key).sort());
+    const show = (JSON.parse((await get(generated.base + generatedPaths.show)).body) as { data: User }).data;
+    const probe = { name: "Peer Check", email: "peer-check@example.com", phone: "+1 555 0199", bio: "Checked." };
+    const createdByGenerated = JSON.parse(
+      (
+        await send(generated.base + generatedPaths.create, {
+          method: "POST",
+          headers: { "x-api-signature": KEY, "content-type": "application/json" },
+          body: JSON.stringify(probe),
+        })
+      ).body,
+    ) as { data: User };
+    for (const peer of peers) {
+      const answer = async (path: string, init?: { method: string; body: string }) => {
+        const reply = await send(peer.base + path, {
+          method: init?.method ?? "GET",
+          headers: { "content-type": "application/json" },
+          ...(init && { body: init.body }),
+        });
+        return { status: reply.status, body: JSON.parse(reply.body) as unknown };
+      };
+      const shown = await answer(peer.paths.show);
+      const shownSame = shown.status === 200 && isDeepStrictEqual(peer.records("show", shown.body), [strip(show)]);
+      checks.push({
+        server: peer.name,
+        endpoint: "show",
+        same: shownSame,
+        ...(!shownSame && { detail: JSON.stringify(shown.body).slice(0, 300) }),
+      });
+      const all = await answer(peer.paths.list);
+      const listSame = all.status === 200 && sameSet(peer.records("list", all.body), users.map(strip));
+      checks.push({
+        server: peer.name,
+        endpoint: "list",
+        same: listSame,
+        ...(!listSame && { detail: JSON.stringify(all.body).slice(0, 300) }),
+      });
+      const made = await answer(peer.paths.create, { method: "POST", body: JSON.stringify(probe) });
+      const madeRecord = made.status < 300 ? peer.records("create", made.body)[0] : undefined;
+      const pick = (record: Omit<User, "id"> | User | undefined) =>
+        record && { name: record.name, email: record.email, phone: record.phone, bio: record.bio };
+      const madeSame = madeRecord !== undefined && isDeepStrictEqual(pick(madeRecord), pick(createdByGenerated.data));
+      checks.push({
+        server: peer.name,
+        endpoint: "create",
+        same: madeSame,
+        ...(!madeSame && { detail: `${made.status} ${JSON.stringify(made.body).slice(0, 300)}` }),
+      });
+    }
+    for (const check of checks) {
+      if (!check.same)
+        log(`WARNING: ${check.server} ${check.endpoint} does not hold the same records: ${check.detail}`);
+    }
+
+    const names = ["generated", ...peers.map((peer) => peer.name)];
+    const targets = [
+      { name: "generated", base: generated.base, pid: generated.pid, paths: generatedPaths },
+      ...peers.map((peer) => ({ name: peer.name, base: peer.base, pid: peer.pid, paths: peer.paths })),
+    ];
+    const createBody = ENDPOINTS.find((e) => e.name === "create")!.body!;
+    const endpoints: PeerResult["endpoints"] = [];
+    for (const name of PEER_ENDPOINTS) {
+      const endpointOf = (target: (typeof targets)[number]): Endpoint => ({
+        name,
+        method: name === "create" ? "POST" : "GET",
+        path: target.paths[name],
+        ...(name === "create" && { body: createBody }),
+      });
+      const rounds: Record<string, Round[]> = Object.fromEntries(names.map((n) => [n, []]));
+      for (const target of targets)
+        await load(target, endpointOf(target), settings.warmup, `peers-${target.name.split(" ")[0]}-warmup`);
+      for (let round = 1; round <= settings.rounds; round++) {
+        for (const target of targets) {
+          rounds[target.name]!.push(
+            await measureRound(
+              { kind: target.name.split(" ")[0]!, base: target.base, pid: target.pid },
+              endpointOf(target),
+              round,
+            ),
+          );
+        }
+      }
+      const median_ = Object.fromEntries(names.map((n) => [n, medianBy(rounds[n]!, (r) => r.rps)]));
+      const cpu = (n: string) => median(rounds[n]!.map((r) => r.cpuUsPerRequest));
+      const peerNames = names.slice(1);
+      endpoints.push({
+        endpoint: name,
+        rounds,
+        median: median_,
+        ratio: Object.fromEntries(peerNames.map((n) => [n, median_[n]!.rps / median_.generated!.rps])),
+        pairedRatio: Object.fromEntries(
+          peerNames.map((n) => [n, median(rounds[n]!.map((r, i) => r.rps / rounds.generated![i]!.rps))]),
+        ),
+        cpuRatio: Object.fromEntries(peerNames.map((n) => [n, cpu("generated") / cpu(n)])),
+      });
+    }
+    return {
+      servers: [
+        { name: "generated", access: "X-API-SIGNATURE checked on every request", paths: generatedPaths },
+        ...peers.map((peer) => ({ name: peer.name, access: peer.access, paths: peer.paths })),
+      ],
+      checks,
+      installedNow,
+      endpoints,
+    };
+  } finally {
+    for (const peer of peers) await peer.stop();
+    await generated.stop();
+    running.splice(running.indexOf(generated), 1);
+  }
+}
+
+function renderPeers(peers: PeerResult): string[] {
+  const names = peers.servers.slice(1).map((server) => server.name);
+  const lines = [
+    ``,
+    `### Peers (same run, same machine): ${names.join(", ")}`,
+    ``,
+    `The same 100 users (the bench's seed, read from the generated server's list) in each peer; one process of each ` +
+      `for all rounds, loaded by the same autocannon (${settings.connections} connections), per endpoint a ${settings.warmup} s ` +
+      `warm-up of each, then ${settings.rounds} rounds of generated, ${names.join(", ")}, ${settings.duration} s each; ` +
+      `show, then list, then create (list answers the 100 seeded users). Ratios are peer ÷ generated (below 1: the generated ` +
+      `server is ahead).`,
+    ``,
+    `| endpoint | generated req/s | p50 ms | CPU µs/req | ${names.map((n) => `${n} req/s | p50 ms | CPU µs/req | ${n} ÷ generated | paired rounds`).join(" | ")} |`,
+    `|---|--:|--:|--:|${names.map(() => "--:|--:|--:|--:|--:").join("|")}|`,
+    ...peers.endpoints.map((result) => {
+      const g = result.median.generated!;
+      return (
+        `| ${result.endpoint} | ${fmt(g.rps, 0)} | ${fmt(g.p50, 2)} | ${fmt(g.cpuUsPerRequest, 0)} | ` +
+        names
+          .map((n) => {
+            const m = result.median[n]!;
+            return `${fmt(m.rps, 0)} | ${fmt(m.p50, 2)} | ${fmt(m.cpuUsPerRequest, 0)} | **${fmt(result.ratio[n]!, 2)}** | ${fmt(result.pairedRatio[n]!, 2)}`;
+          })
+          .join(" | ") +
+        ` |`
+      );
+    }),
+    ``,
+    `Every round (req/s): ` +
+      peers.endpoints
+        .map(
+          (result) =>
+            `${result.endpoint} ` +
+            Object.entries(result.rounds)
+              .map(([n, rounds]) => `${n} ${rounds.map((r) => fmt(r.rps, 0)).join("/")}`)
+              .join(", "),
+        )
+        .join("; ") +
+      `.`,
+    ``,
+    ...peers.servers.map(
+      (server) =>
+        `- ${server.name}: access ${server.access}; show \`${server.paths.show}\`, list \`${server.paths.list}\`, create \`POST ${server.paths.create}\`.`,
+    ),
+    ``,
+    peers.checks.every((check) => check.same)
+      ? `Checked first: each peer's show and list held the same records as the generated server's (every field, ids aside), and its create stored the fields sent.`
+      : `Checks: **records differ**: ${peers.checks
+          .filter((check) => !check.same)
+          .map((check) => `${check.server} ${check.endpoint}: ${check.detail}`)
+          .join("; ")}`,
+  ];
+  const failures = peers.endpoints.flatMap((result) =>
+    Object.entries(result.rounds).flatMap(([n, rounds]) =>
+      rounds
+        .filter((r) => r.non2xx + r.errors + r.timeouts > 0)
+        .map(
+          (r) =>
+            `${result.endpoint} ${n} round ${r.round}: ${r.non2xx} non-2xx (first ${r.firstBadStatus}), ${r.errors} errors, ${r.timeouts} timeouts`,
+        ),
+    ),
+  );
+  if (failures.length > 0) lines.push(``, `Peer rounds with failures: ${failures.join("; ")}.`);
+  return lines;
 }
 
 if (process.argv.includes("--profile")) {
