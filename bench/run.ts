@@ -725,7 +725,6 @@ function render(data: {
   return lines.join("\n");
 }
 
-
 // ---- peers: PocketBase and json-server on the same users, show, list and create (issue 18) ----
 
 const PEER_ENDPOINTS = ["show", "list", "create"] as const;
