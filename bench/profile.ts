@@ -10,6 +10,7 @@
 // for `npm start`'s node process, the tsc-compiled server (`npm run start:prod`) and the ceiling;
 // and `tablegen generate` of the synthetic 200-table manifest (bench/synthetic.ts), whose
 // `prisma migrate diff` child is not profiled (it shows as the main thread waiting).
+// PROFILE_AGAINST=lean compares with the lean ceiling (bench/lean.ts) instead of bench/ceiling.ts.
 // PROFILE_ONLY=generation,startup,show,list,query,create picks sections; PROFILE_DURATION (8 s),
 // PROFILE_TOP (15), PROFILE_STARTS (3). The .cpuprofile files are kept in .tmp/bench-profiles/ for
 // Chrome DevTools. Positions in them are those of the JavaScript that ran (dist/*.js, ceiling.mjs):
@@ -42,7 +43,9 @@ import {
 
 const DURATION = Number(process.env.PROFILE_DURATION || 8);
 const TOP = Number(process.env.PROFILE_TOP || 15);
-const KINDS: ServerKind[] = ["generated", "ceiling"];
+/** PROFILE_AGAINST=lean profiles the lean ceiling (bench/lean.ts) instead of bench/ceiling.ts. */
+const AGAINST: "ceiling" | "lean" = process.env.PROFILE_AGAINST === "lean" ? "lean" : "ceiling";
+const KINDS: ServerKind[] = ["generated", AGAINST];
 
 interface CallFrame {
   functionName: string;
@@ -85,6 +88,7 @@ function packageOf(frame: CallFrame): string {
   if (url.startsWith(`file://${REPO}dist/`)) return "tablegen (compiled dist/)";
   if (url.startsWith(`file://${REPO}src/`)) return "tablegen (src/, through tsx)";
   if (url.endsWith("/ceiling.mjs")) return "ceiling (bench/ceiling.ts, transpiled)";
+  if (url.endsWith("/lean.mjs")) return "lean ceiling (bench/lean.ts, transpiled)";
   return url;
 }
 
@@ -299,14 +303,15 @@ async function profileGeneration(profileDir: string): Promise<string> {
 }
 
 function render(endpoint: Endpoint, summaries: Record<ServerKind, Summary>): string {
-  const { generated, ceiling } = summaries;
+  const { generated } = summaries;
+  const ceiling = summaries[AGAINST];
   const lines = [
     `### ${endpoint.name}: ${endpoint.method} ${endpoint.path}`,
     ``,
-    `Sampled CPU per request: generated ${us(generated.busy / generated.requests)} µs, ceiling ${us(ceiling.busy / ceiling.requests)} µs ` +
+    `Sampled CPU per request: generated ${us(generated.busy / generated.requests)} µs, ${AGAINST} ${us(ceiling.busy / ceiling.requests)} µs ` +
       `(${generated.requests} and ${ceiling.requests} requests in ${DURATION} s under the profiler).`,
     ``,
-    `| package / category | generated µs/req | ceiling µs/req | difference |`,
+    `| package / category | generated µs/req | ${AGAINST} µs/req | difference |`,
     `|---|--:|--:|--:|`,
   ];
   const packages = [...new Set([...generated.packages.keys(), ...ceiling.packages.keys()])]
@@ -319,7 +324,7 @@ function render(endpoint: Endpoint, summaries: Record<ServerKind, Summary>): str
     ``,
     `Top ${TOP} functions of the generated server by self time:`,
     ``,
-    `| function | generated µs/req | ceiling µs/req |`,
+    `| function | generated µs/req | ${AGAINST} µs/req |`,
     `|---|--:|--:|`,
   );
   const top = [...generated.functions.entries()].sort((a, b) => b[1] - a[1]).slice(0, TOP);
