@@ -3,6 +3,7 @@ import * as babel from "prettier/plugins/babel";
 import * as estree from "prettier/plugins/estree";
 import * as markdown from "prettier/plugins/markdown";
 import { format } from "prettier/standalone";
+import { laidOutJson } from "./json-layout.ts";
 import { OWNED_FILES, fileTree, ownedListing, textHash, type FileTree } from "../tree/file-tree.ts";
 
 /**
@@ -50,6 +51,8 @@ export async function formatTree(
         parser === undefined
           ? source
           : (reuse(path, sourceHash) ??
+            // JSON is laid out directly: prettier takes seconds over a large project's OpenAPI documents.
+            (parser === "json" ? laidOutJson(source, config.printWidth ?? 80) : undefined) ??
             (await format(source, { ...config, filepath: path, parser, plugins: PLUGINS })));
       return { path, source: sourceHash, content, contentHash: textHash(content) };
     }),

@@ -1,0 +1,52 @@
+import { format } from "prettier";
+import { describe, expect, it } from "vitest";
+import { laidOutJson } from "../../src/emit/json-layout.ts";
+
+// Generated JSON (the OpenAPI documents, package.json) is laid out without prettier, as prettier lays it out.
+
+const prettier = (source: string) => format(source, { parser: "json", printWidth: 40 });
+
+describe("JSON laid out as prettier does", () => {
+  const values: [string, unknown][] = [
+    ["nested objects and empty ones", { a: { b: {}, c: [] }, d: null, e: true, f: 'x"y' }],
+    [
+      "an array that fits, and one a character too long",
+      { short: ["aaaa", "bbbb"], long: ["aaaaaaaaa", "bbbbbbbbbb", "ccccccc"] },
+    ],
+    ["a trailing comma counted in the width", { first: ["aaaaaaaaa", "bbbbbbbbbb", "cc"], z: 1 }],
+    [
+      "arrays of objects and of arrays",
+      {
+        items: [{ a: 1 }, { b: 2 }],
+        pairs: [
+          ["a", "b"],
+          ["c", "d"],
+        ],
+        empty: [{}],
+      },
+    ],
+    ["a top-level array", ["one", { two: 2 }]],
+    [
+      "a matrix inside an array",
+      {
+        rows: [
+          [
+            ["a", "b"],
+            ["c", "d"],
+          ],
+          "e",
+        ],
+      },
+    ],
+  ];
+  it.each(values)("%s", async (_, value) => {
+    const source = JSON.stringify(value, null, 2) + "\n";
+    expect(laidOutJson(source, 40)).toBe(await prettier(source));
+  });
+
+  it("leaves to prettier what it fills or what was not written by JSON.stringify", () => {
+    expect(laidOutJson(JSON.stringify({ numbers: [1, 2, 3] }, null, 2), 40)).toBeUndefined();
+    expect(laidOutJson('{ "printWidth": 120 }\n', 40)).toBeUndefined();
+    expect(laidOutJson('// a comment\n{ "a": 1 }\n', 40)).toBeUndefined();
+  });
+});
