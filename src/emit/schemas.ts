@@ -77,6 +77,8 @@ export function schemasContext(table: Table) {
     })),
     comment: docComment(table.description),
     schema: tableSchemas(table),
+    // The stored shape's route schemas, unless every version of the table has its own.
+    storedServed: table.versions.some((version) => isStoredShape(table, version)),
     ...(hasVersionedFields(table) && { versions: versionsContext(table) }),
   };
 }
