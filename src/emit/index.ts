@@ -1,6 +1,5 @@
 import type { Options } from "prettier";
 import type { Deprecation, Model } from "../model/types.ts";
-import { camelCase } from "../manifest/names.ts";
 import { hasVersionedFields } from "../model/versions.ts";
 import { tableNames, queryNames } from "../targets/tables.ts";
 import { targetFor } from "../targets/index.ts";
@@ -117,7 +116,7 @@ function emitFiles(model: Model, sources: Sources): FileTree {
 
   const tables = model.tables.map((table) => ({
     ...tableNames(table.name),
-    ...(hasVersionedFields(table) && { versionsName: `${camelCase(table.name)}Versions` }),
+    versioned: hasVersionedFields(table),
     idType: table.id === "uuid" ? "string" : "number",
     idParser: table.id === "uuid" ? "uuidId" : "numberId",
   }));
@@ -186,4 +185,3 @@ function deprecationHeaders(deprecation: Deprecation | undefined) {
     }),
   };
 }
-

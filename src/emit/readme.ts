@@ -64,9 +64,7 @@ export function readmeContext(model: Model) {
         sampleId: table.id === "uuid" ? SAMPLE_UUID : 1,
         sampleBody: JSON.stringify(
           Object.fromEntries(
-            first.fields
-              .filter((field) => field.required)
-              .map((field) => [field.name, sample(field)]),
+            first.fields.filter((field) => field.required).map((field) => [field.name, sample(field)]),
           ),
         ),
       };

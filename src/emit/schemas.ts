@@ -1,6 +1,5 @@
 import type { Field, Table, ValueKind } from "../model/types.ts";
 import { hasVersionedFields, isStoredShape, tableInVersion, type VersionField } from "../model/versions.ts";
-import { camelCase } from "../manifest/names.ts";
 import { TS_TYPES, tableNames } from "../targets/tables.ts";
 
 /** A JSON Schema (draft 2020-12, which OpenAPI 3.1 uses), as plain data. */
@@ -64,7 +63,6 @@ export function idSchema(table: Table): JsonSchema {
 export function schemasContext(table: Table) {
   return {
     ...tableNames(table.name),
-    versionsName: `${camelCase(table.name)}Versions`,
     idType: table.id === "uuid" ? "string" : "number",
     idKind: table.id === "uuid" ? "uuid" : "integer",
     fields: table.fields.map((field) => ({

@@ -27,6 +27,8 @@ export function tableNames(table: string) {
     factory: `${camel}Table`,
     tableType: `${pascal}Table`,
     routes: `${camel}Routes`,
+    /** Each API version's schemas and names, for a table whose versions differ. */
+    versionsName: `${camel}Versions`,
   };
 }
 
