@@ -148,14 +148,14 @@ function emitFiles(model: Model, sources: Sources): FileTree {
       `src/tables/${table.name}.ts`,
       render(`server/${model.database}/table.ts.hbs`, target.tableContext(table, model)),
     );
-    const routes = { ...tableNames(table.name), project: model.project, async: target.async };
+    const routes = { ...tableNames(table.name), project: model.project };
     add(
       `src/routes/${table.name}.ts`,
       render(
         "server/table-routes.ts.hbs",
         // A table whose versions differ takes each version's schemas and names when it is registered.
         hasVersionedFields(table)
-          ? { ...routes, versioned: true, async: true, schemas: "schemas", listTable: "listTable", input: "Values" }
+          ? { ...routes, versioned: true, schemas: "schemas", listTable: "listTable", input: "Values" }
           : routes,
       ),
     );

@@ -64,7 +64,6 @@ export function queryContext(query: Query, target: Target, project: string) {
     ...queryNames(query.name),
     query: query.name,
     project,
-    async: target.async,
     sql: target.querySql(query).replace(/\\/g, "\\\\").replace(/`/g, "\\`").replace(/\$\{/g, "\\${"),
     usesDateTime: query.params.some((param) => param.kind === "datetime"),
     row: queryRowSchema(query),

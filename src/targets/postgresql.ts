@@ -23,7 +23,6 @@ const storage: Storage = {
 export const postgresql: Target = {
   database: "postgresql",
   provider: "postgresql",
-  async: true,
   files: DATABASE_MODULES,
   templates: {},
   runtimeFiles: { "src/prisma-adapter.ts": "prisma-adapter.ts" },

@@ -32,7 +32,6 @@ const storedDateTime = (value: string | number | boolean) => `${defaultDateTime(
 export const sqlite: Target = {
   database: "sqlite",
   provider: "sqlite",
-  async: false,
   // wal.ts: `npm run migrate` switches the database file to WAL mode once.
   files: [...DATABASE_MODULES, "wal.ts"],
   templates: {},

@@ -28,8 +28,6 @@ export interface Target {
   readonly database: Database;
   /** Prisma's datasource provider. */
   readonly provider: string;
-  /** Whether the driver's calls return promises (pg) or values (better-sqlite3). */
-  readonly async: boolean;
   /** Files of `templates/server/<database>/` copied as they are into the server's `src/`. */
   readonly files: readonly string[];
   /** Server path → template of `templates/server/<database>/`, rendered with the model's context. */

@@ -1,13 +1,13 @@
 import type https from "node:https";
 import cors from "@fastify/cors";
-import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from "fastify";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from "fastify";
 import type { Config } from "./config.js";
 import type { Db } from "./db.js";
 import { loadCustomRoutes, loadHooks } from "./hooks.js";
-import { signatureCheck } from "./http/auth.js";
+import { keyCheck } from "./http/auth.js";
 import { apiDocs } from "./http/docs.js";
 import { answerClientError, createServer } from "./http/connections.js";
-import { Failure, handleError, handleNotFound } from "./http/errors.js";
+import { Failure, handleError, handleNotFound, notFoundFailure } from "./http/errors.js";
 import { formats } from "./http/formats.js";
 import { parseJsonBodies } from "./http/json.js";
 import { answerWrongMethods, refusal } from "./http/methods.js";
@@ -24,7 +24,8 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
     corsEnabled && request.method === "OPTIONS" && request.headers["access-control-request-method"] !== undefined;
   // The API reference and its documents are public with API_DOCS=on (their routes say so).
   const isPublic = (request: FastifyRequest) => request.routeOptions.config?.public === true;
-  const checkSignature = signatureCheck(config.signatureKeys, (request) => isPreflight(request) || isPublic(request));
+  const checkKey = keyCheck(config.signatureKeys, (request) => isPreflight(request) || isPublic(request));
+  const logsRequests = LOGGED_REQUESTS.has(config.logLevel);
 
   const app: FastifyInstance = Fastify({
     // The server is made by createServer, HTTPS too (Fastify reads `https` to name its address).
@@ -32,16 +33,14 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
     serverFactory: (handler) => createServer(config, handler) as https.Server,
     clientErrorHandler: answerClientError,
     logger: { level: config.logLevel },
+    // A child logger per request (its lines carry the request's id) only where requests are logged:
+    // above info, a request's rare lines (an error, your code's warnings) go to the server's logger.
+    ...(logsRequests ? {} : { childLoggerFactory: (logger: FastifyBaseLogger) => logger }),
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimit,
     routerOptions: { ignoreTrailingSlash: true },
     // Errors met before routing (a path that is not valid percent-encoding): the key still comes first.
-    frameworkErrors: (error, request, reply) => {
-      checkSignature(request).then(
-        () => handleError(error, request, reply),
-        (failure) => handleError(failure, request, reply),
-      );
-    },
+    frameworkErrors: (error, request, reply) => handleError(checkKey(request) ?? error, request, reply),
     ajv: {
       customOptions: {
         allErrors: true,
@@ -68,20 +67,21 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       exposedHeaders: ["Link", "X-Total-Count"],
     });
   }
-  app.addHook("onRequest", checkSignature);
-  // A request no route matched is answered before its body is read: 405 for a known path in a
-  // method no route names (PROPFIND, TRACE…), else 404.
+  // Every request, in one synchronous hook: the key first; then a request no route matched is
+  // answered before its body is read: 405 for a known path in a method no route names (PROPFIND,
+  // TRACE…), else 404.
   const wrongMethods = answerWrongMethods(app, { exceptOptions: corsEnabled });
-  app.addHook("onRequest", async (request, reply) => {
-    if (!request.is404) return;
+  app.addHook("onRequest", (request, reply, done) => {
+    const refused = checkKey(request);
+    if (refused !== undefined || !request.is404) return done(refused);
     const allow = wrongMethods.allowedAt(request);
-    if (allow === undefined) return handleNotFound(request, reply);
+    if (allow === undefined) return done(notFoundFailure());
     reply.header("allow", allow);
-    throw refusal();
+    done(refusal());
   });
   // One line per request at info: method, path without its query string, status and milliseconds;
   // never a header, so never the key. Not registered above info, where it would cost every request.
-  if (LOGGED_REQUESTS.has(config.logLevel)) {
+  if (logsRequests) {
     app.addHook("onResponse", async (request, reply) => {
       const path = request.url.split("?", 1)[0];
       const ms = Math.round(reply.elapsedTime * 10) / 10;

@@ -1,22 +1,26 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+import { timingSafeEqual } from "node:crypto";
 import type { FastifyRequest } from "fastify";
 import { Failure } from "./errors.js";
 
-const digest = (value: string) => createHash("sha256").update(value).digest();
+const REFUSED = "Invalid or missing API signature key";
 
 /**
- * An onRequest hook that admits a request only when `X-API-SIGNATURE` holds one of the keys.
- * Values are compared as SHA-256 digests with timingSafeEqual, and every key is compared, so the
- * time taken tells nothing about the keys.
+ * The key check every request passes first: undefined when `X-API-SIGNATURE` holds one of the
+ * keys or the request is exempt (a CORS preflight, a public route), else the 401 to answer.
+ * Every key is compared with timingSafeEqual, one of equal length byte by byte and any other with
+ * itself, so the time taken depends on the keys' lengths and never on their bytes. Exemption is
+ * only asked of requests without a valid key.
  */
-export function signatureCheck(keys: string[], isPreflight: (request: FastifyRequest) => boolean) {
-  const digests = keys.map(digest);
-  return async (request: FastifyRequest): Promise<void> => {
-    if (isPreflight(request)) return;
+export function keyCheck(keys: string[], isExempt: (request: FastifyRequest) => boolean) {
+  const expected = keys.map((key) => Buffer.from(key, "utf8"));
+  return (request: FastifyRequest): Failure | undefined => {
     const header = request.headers["x-api-signature"];
-    const presented = digest(typeof header === "string" ? header : "");
+    const presented = Buffer.from(typeof header === "string" ? header : "", "utf8");
     let valid = false;
-    for (const key of digests) valid = timingSafeEqual(presented, key) || valid;
-    if (!valid) throw new Failure(401, "Invalid or missing API signature key");
+    for (const key of expected) {
+      const same = presented.length === key.length ? timingSafeEqual(presented, key) : !timingSafeEqual(key, key);
+      valid = same || valid;
+    }
+    return valid || isExempt(request) ? undefined : new Failure(401, REFUSED);
   };
 }

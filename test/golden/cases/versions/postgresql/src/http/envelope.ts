@@ -7,6 +7,15 @@ export interface Success<T> {
   data: T;
 }
 
+/**
+ * `answer(value)`, at once when the value is there (SQLite's reads, and its writes without hooks),
+ * else when its promise settles (PostgreSQL, writes with hooks). A handler that returns the answer
+ * itself is answered in the same tick, without a promise of its own.
+ */
+export function after<T, R>(value: T | Promise<T>, answer: (value: T) => R): R | Promise<R> {
+  return value instanceof Promise ? value.then(answer) : answer(value);
+}
+
 export const found = <T>(data: T): Success<T> => ({ success: true, message: "Data found.", data });
 
 export const created = <T>(data: T): Success<T> => ({ success: true, message: "Record created successfully.", data });

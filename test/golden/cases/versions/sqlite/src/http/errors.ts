@@ -21,8 +21,11 @@ export function reject(status: number, message: string): Failure {
   return new Failure(status, message);
 }
 
+/** The 404 of a record, a path or a route that is not there. */
+export const notFoundFailure = () => new Failure(404, "Data not found");
+
 export function notFound(): never {
-  throw new Failure(404, "Data not found");
+  throw notFoundFailure();
 }
 
 export function invalid(problems: string[]): Failure {
@@ -45,7 +48,7 @@ const FRAMEWORK_FAILURES: Record<string, [number, string]> = {
   FST_ERR_ROUTE_MISSING_CONTENT_TYPE: [415, "Unsupported media type"],
 };
 
-function failureOf(error: FastifyError): Failure {
+function failureOf(error: FastifyError | Failure): Failure {
   if (error instanceof Failure) return error;
   if (error.validation) return invalid(describeValidation(error.validation, error.validationContext));
   const known = error.code ? FRAMEWORK_FAILURES[error.code] : undefined;
@@ -56,7 +59,7 @@ function failureOf(error: FastifyError): Failure {
   return new Failure(500, "Internal server error");
 }
 
-export async function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+export async function handleError(error: FastifyError | Failure, request: FastifyRequest, reply: FastifyReply) {
   const failure = failureOf(error);
   if (failure.statusCode === 500) request.log.error({ err: error }, "request failed");
   if (failure.statusCode === 503) request.log.warn({ err: error }, "database unavailable");
