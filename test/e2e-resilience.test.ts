@@ -101,6 +101,68 @@ describe("slow clients", () => {
   }, 60_000);
 });
 
+describe("stalled connections", () => {
+  it("closes a connection on which nothing moves for CONNECTION_TIMEOUT_MS, and leaves a waiting keep-alive one to its own timeout", async () => {
+    const { dir } = await sharedExample("blog");
+    const db = await exampleDatabase("blog");
+    const server = await start(dir, {
+      DATABASE_URL: db.url,
+      CONNECTION_TIMEOUT_MS: "1500",
+      KEEP_ALIVE_TIMEOUT_MS: "3500",
+    });
+    const { port } = new URL(server.url);
+    // Eight records of 1 MB of text each less a little: a list the client cannot hold without reading.
+    for (let index = 0; index < 8; index++) {
+      const body = JSON.stringify({
+        name: `big-${index}`,
+        email: `big-${index}@example.com`,
+        bio: "x".repeat(1_000_000),
+      });
+      const response = await fetch(`${server.url}/blog/users/v1/create`, { method: "POST", headers, body });
+      expect(response.status).toBe(201);
+    }
+    const opened = (): Promise<{ socket: Socket; closed: Promise<number> }> =>
+      new Promise((resolve) => {
+        const socket = connect(Number(port), "127.0.0.1", () => {
+          const started = Date.now();
+          resolve({ socket, closed: once(socket, "close").then(() => Date.now() - started) });
+        });
+        socket.on("error", () => {});
+      });
+
+    // A client that connects and sends nothing.
+    const silent = await opened();
+    silent.socket.resume();
+    // A client that asks for the whole table and stops reading its answer.
+    const reader = await opened();
+    reader.socket.write(`GET /blog/users/v1/list HTTP/1.1\r\nHost: x\r\nX-API-SIGNATURE: ${KEY}\r\n\r\n`);
+    reader.socket.pause();
+    // A client that is answered, then waits on its keep-alive connection.
+    const waiting = await opened();
+    let answered = "";
+    waiting.socket.on("data", (chunk) => (answered += chunk.toString()));
+    waiting.socket.write(`GET /blog/users/v1/show/1 HTTP/1.1\r\nHost: x\r\nX-API-SIGNATURE: ${KEY}\r\n\r\n`);
+
+    // Closed after 1.5 s of nothing moving, found by a sweep each second.
+    const silentAfter = await silent.closed;
+    expect(silentAfter).toBeGreaterThanOrEqual(1400);
+    expect(silentAfter).toBeLessThan(4000);
+    await sleep(1500);
+    let received = 0;
+    reader.socket.on("data", (chunk: Buffer) => (received += chunk.length));
+    reader.socket.resume();
+    await reader.closed;
+    expect(received).toBeGreaterThan(0);
+    expect(received).toBeLessThan(8_000_000);
+    // Still open past the connection timeout: its wait is the keep-alive timeout's (3.5 s).
+    expect(answered.startsWith("HTTP/1.1 200 OK\r\n")).toBe(true);
+    expect(waiting.socket.destroyed).toBe(false);
+    const waitingAfter = await waiting.closed;
+    expect(waitingAfter).toBeGreaterThanOrEqual(3400);
+    expect(waitingAfter).toBeLessThan(7000);
+  }, 60_000);
+});
+
 describe("a locked SQLite database", () => {
   it("answers 503 Service unavailable while another process holds the write lock, then serves", async () => {
     const { dir } = await sharedExample("blog");

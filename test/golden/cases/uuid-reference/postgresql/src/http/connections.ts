@@ -5,7 +5,7 @@ import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import type { Config } from "../config.js";
 
-/** How often Node checks the headers and request timeouts of open connections. */
+/** How often Node checks the headers and request timeouts of open connections, and createServer stalled ones. */
 const CHECK_INTERVAL_MS = 1000;
 /** How long a refused connection stays open after its answer, for what the client is still sending. */
 const LINGER_MS = 1000;
@@ -33,7 +33,7 @@ export function createServer(config: Config, handler: RequestListener): http.Ser
   const server = config.tls
     ? https.createServer({ ...config.tls, ...options }, route)
     : http.createServer(options, route);
-  server.setTimeout(connectionMs);
+  closeStalled(server, config.tls ? "secureConnection" : "connection", connectionMs);
   // A client may close its side once its request is sent (`printf … | nc`): it still gets its answer,
   // where Node's default closes the connection at once and drops the request (a long-standing
   // property of Node's HTTP server, which its types leave out).
@@ -42,6 +42,34 @@ export function createServer(config: Config, handler: RequestListener): http.Ser
   server.on("checkExpectation", route);
   server.on("connect", (request: IncomingMessage, socket: Duplex) => routeConnect(server, request, socket as Socket));
   return server;
+}
+
+/**
+ * Closes a connection on which no byte has moved either way for `idleMs` (a client that stops
+ * sending or reading), unless it waits between requests, which is the keep-alive timeout's:
+ * Node's timer of that wait is set on the socket then (`socket.timeout`). One sweep over the open
+ * connections every CHECK_INTERVAL_MS, as Node checks its headers and request timeouts, rather
+ * than a timer per connection that every request would restart.
+ */
+function closeStalled(server: http.Server | https.Server, event: "connection" | "secureConnection", idleMs: number) {
+  const seen = new Map<Socket, { moved: number; since: number }>();
+  server.on(event, (socket: Socket) => {
+    seen.set(socket, { moved: 0, since: Date.now() });
+    socket.once("close", () => seen.delete(socket));
+  });
+  const sweep = () => {
+    const now = Date.now();
+    for (const [socket, last] of seen) {
+      // Bytes read, and bytes handed to the system (not those still waiting in the socket's buffer).
+      const moved = socket.bytesRead + socket.bytesWritten - socket.writableLength;
+      if (moved !== last.moved || socket.timeout) {
+        last.moved = moved;
+        last.since = now;
+      } else if (now - last.since >= idleMs) socket.destroy();
+    }
+  };
+  const timer = setInterval(sweep, Math.min(CHECK_INTERVAL_MS, idleMs)).unref();
+  server.once("close", () => clearInterval(timer));
 }
 
 /** Answers a malformed request that Node's parser let through, and closes its connection. */
