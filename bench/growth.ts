@@ -75,7 +75,11 @@ const growthSettings = {
   listSeconds: envNumber("BENCH_GROWTH_LIST_SECONDS", 4),
   migrateRows: count("BENCH_GROWTH_MIGRATE_ROWS", 1_000_000),
   postgres: process.env.BENCH_GROWTH_PG !== "0",
+  /** BENCH_GROWTH_ONLY=lists or =migrate: one half alone. */
+  only: process.env.BENCH_GROWTH_ONLY as "lists" | "migrate" | undefined,
 };
+if (growthSettings.only !== undefined && !["lists", "migrate"].includes(growthSettings.only))
+  throw new Error(`BENCH_GROWTH_ONLY must be lists or migrate, not "${growthSettings.only}"`);
 
 const log = (message: string) => console.error(`[growth ${new Date().toISOString().slice(11, 19)}] ${message}`);
 const fmt = (value: number, digits: number) =>
@@ -208,7 +212,7 @@ export async function growthBenchmark(): Promise<GrowthResult> {
     await transpileCeiling(serverDir);
 
     const results: Size[] = [];
-    for (const rows of sizes) {
+    for (const rows of growthSettings.only === "migrate" ? [] : sizes) {
       const file = join(serverDir, `users-${rows}.db`);
       copyDatabase(join(serverDir, "empty.db"), file);
       const seedMs = seedSqlite(file, rows);
@@ -216,7 +220,12 @@ export async function growthBenchmark(): Promise<GrowthResult> {
       log(`${rows.toLocaleString("en")} users: seeded in ${fmt(seedMs, 0)} ms, ${fmt(databaseMb, 0)} MB`);
       const servers = {} as Record<Kind, Server>;
       for (const kind of KINDS) {
-        servers[kind] = await startServer({ kind, serverDir, databaseUrl: `file:./users-${rows}.db` });
+        servers[kind] = await startServer({
+          kind,
+          serverDir,
+          databaseUrl: `file:./users-${rows}.db`,
+          readyPath: `${LIST}?limit=1`,
+        });
         running.push(servers[kind]);
       }
       const parity = await compare(servers, rows);
@@ -237,14 +246,16 @@ export async function growthBenchmark(): Promise<GrowthResult> {
 
     // Migrations of the largest table: the database of the last size if it has those rows.
     const migrations: Migration[] = [];
-    const rows = growthSettings.migrateRows;
-    const file = join(serverDir, `users-${rows}.db`);
-    if (!sizes.includes(rows)) {
-      copyDatabase(join(serverDir, "empty.db"), file);
-      seedSqlite(file, rows);
+    if (growthSettings.only !== "lists") {
+      const rows = growthSettings.migrateRows;
+      const file = join(serverDir, `users-${rows}.db`);
+      if (!results.some((size) => size.rows === rows)) {
+        copyDatabase(join(serverDir, "empty.db"), file);
+        seedSqlite(file, rows);
+      }
+      migrations.push(...(await migrations_(sqliteDatabase(serverDir, file), manifest, serverDir)));
+      if (growthSettings.postgres) migrations.push(...(await postgresMigrations(work, rows)));
     }
-    migrations.push(...(await migrations_(sqliteDatabase(serverDir, file), manifest, serverDir)));
-    if (growthSettings.postgres) migrations.push(...(await postgresMigrations(work, rows)));
 
     const result: GrowthResult = {
       settings: { ...growthSettings, connections: settings.connections },
@@ -349,15 +360,20 @@ async function loadBoth(servers: Record<Kind, Server>, endpoint: Endpoint, rows:
   };
 }
 
-/** The whole list, one request at a time on fresh connections, after a warm-up. */
+/**
+ * The whole list, one request at a time on fresh connections, after a warm-up of 5 (none for a
+ * table above 100,000 rows: an answer of seconds warms itself up, and the loads before warmed the
+ * server).
+ */
 async function wholeLists(server: Server, rows: number): Promise<Whole> {
-  const warmups = rows > 100_000 ? 1 : 5;
-  for (let i = 0; i < warmups; i++) await wholeList(server, LIST);
+  const big = rows > 100_000;
+  for (let i = 0; i < (big ? 0 : 5); i++) await wholeList(server, LIST);
   const times: number[] = [];
   let bytes = 0;
   let growthMb = 0;
   const deadline = performance.now() + growthSettings.listSeconds * 1000;
-  while (times.length < growthSettings.listRequests && (times.length < 3 || performance.now() < deadline)) {
+  const least = big ? 2 : 3;
+  while (times.length < growthSettings.listRequests && (times.length < least || performance.now() < deadline)) {
     const answer = await wholeList(server, LIST);
     times.push(answer.ms);
     bytes = answer.bytes;
@@ -558,103 +574,129 @@ async function postgresMigrations(work: string, rows: number): Promise<Migration
 export function renderGrowth(result: GrowthResult): string[] {
   const { sizes, migrations } = result;
   const s = result.settings;
-  const base = sizes[0]!;
+  const base = sizes[0]!; // undefined with BENCH_GROWTH_ONLY=migrate: then no size is rendered
   const load = (size: Size, endpoint: string) => size.loads.find((entry) => entry.endpoint === endpoint);
   const rowsOf = (size: Size) => size.rows.toLocaleString("en");
-  const lines = [
-    ``,
-    `### How cost grows with the table (users of examples/blog.yaml, SQLite)`,
-    ``,
-    `The generated server and the lean ceiling on the same database file per size (the bench's users, numbered on; ` +
-      `${sizes.map((size) => `${rowsOf(size)} rows ${fmt(size.databaseMb, 1)} MB seeded in ${fmt(size.seedMs / 1000, 1)} s`).join(", ")}). ` +
-      `Per endpoint a ${s.warmup} s warm-up of each, then ${s.rounds} rounds of generated, lean, ${s.duration} s each ` +
-      `(autocannon, ${s.connections} connections; medians over the rounds; ratio: the median of generated ÷ lean round by round). ` +
-      `show: the middle row; page: \`?limit=100\`, the first page (${sizes.map((size) => `${fmt(size.pageBytes / 1000, 1)} kB`).join(" / ")}); ` +
-      `the whole list under load up to ${s.loadRows.toLocaleString("en")} rows.`,
-    ``,
-    `| rows | show req/s | p50 ms | p99 ms | lean req/s | gen ÷ lean | page req/s | p50 ms | p99 ms | lean req/s | gen ÷ lean | whole list req/s | p50 ms | p99 ms | lean req/s | gen ÷ lean |`,
-    `|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|`,
-    ...sizes.map((size) => {
-      const cells = (endpoint: string) => {
+  const lines: string[] = [];
+  if (sizes.length > 0) {
+    const endpointTable = (endpoint: string, title: string) => [
+      ``,
+      title,
+      ``,
+      `| rows | generated req/s | p50 ms | p99 ms | CPU µs/req | lean req/s | p50 ms | p99 ms | CPU µs/req | gen ÷ lean req/s | lean ÷ gen CPU/req |`,
+      `|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|`,
+      ...sizes.flatMap((size) => {
         const entry = load(size, endpoint);
-        if (!entry) return `– | – | – | – | –`;
+        if (!entry) return [];
         const { generated: g, lean: l } = entry.median;
-        return `${fmt(g.rps, 0)} | ${fmt(g.p50, 2)} | ${fmt(g.p99, 2)} | ${fmt(l.rps, 0)} | **${fmt(entry.ratio, 2)}**`;
-      };
-      return `| ${rowsOf(size)} | ${cells("show")} | ${cells("page")} | ${cells("list")} |`;
-    }),
-    ``,
-    `The whole list one request at a time (each on a fresh connection, after a warm-up; up to ${s.listRequests} requests or ` +
-      `${s.listSeconds} s, at least 3): time to the last byte, median and slowest; RSS growth is the server's largest over one answer.`,
-    ``,
-    `| rows | MB | generated ms p50 | max | MB/s | µs per row | RSS growth MB | lean ms p50 | max | lean RSS growth MB | gen ÷ lean time |`,
-    `|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|`,
-    ...sizes.map((size) => {
-      const { generated: g, lean: l } = size.whole;
-      return (
-        `| ${rowsOf(size)} | ${fmt(g.bytes / 1e6, 2)} | ${fmt(g.p50, 1)} | ${fmt(g.max, 1)} | ${fmt(g.bytes / 1e3 / g.p50, 0)} | ` +
-        `${fmt((g.p50 * 1000) / size.rows, 2)} | ${fmt(g.growthMb, 0)} | ${fmt(l.p50, 1)} | ${fmt(l.max, 1)} | ${fmt(l.growthMb, 0)} | ${fmt(g.p50 / l.p50, 2)} |`
-      );
-    }),
-    ``,
-    `How it grows, against ${rowsOf(base)} rows (req/s ÷ req/s at ${rowsOf(base)}: 1.00 is flat; the whole list: time ÷ time, against rows ÷ rows):`,
-    ``,
-    `| rows | show, generated | show, lean | page, generated | page, lean | whole list time, generated | lean | rows × |`,
-    `|--:|--:|--:|--:|--:|--:|--:|--:|`,
-    ...sizes.slice(1).map((size) => {
-      const grow = (endpoint: string, kind: Kind) => {
-        const [now, then] = [load(size, endpoint), load(base, endpoint)];
-        return now && then ? fmt(now.median[kind].rps / then.median[kind].rps, 2) : "–";
-      };
-      return (
-        `| ${rowsOf(size)} | ${grow("show", "generated")} | ${grow("show", "lean")} | ${grow("page", "generated")} | ${grow("page", "lean")} | ` +
-        `${fmt(size.whole.generated.p50 / base.whole.generated.p50, 0)} | ${fmt(size.whole.lean.p50 / base.whole.lean.p50, 0)} | ${fmt(size.rows / base.rows, 0)} |`
-      );
-    }),
-  ];
-  const differ = sizes.flatMap((size) =>
-    size.parity.filter((entry) => !entry.same).map((entry) => `${rowsOf(size)} rows ${entry.request}: ${entry.detail}`),
-  );
-  lines.push(
-    ``,
-    differ.length === 0
-      ? `Parity: the two servers gave the same answers (status, JSON body, Link) to ${sizes.reduce((n, size) => n + size.parity.length, 0)} checks (show, the page, the whole list up to ${s.loadRows.toLocaleString("en")} rows).`
-      : `Parity: **answers differ**: ${differ.join("; ")}`,
-  );
-  const failed = sizes.flatMap((size) =>
-    size.loads.flatMap((entry) =>
-      KINDS.flatMap((kind) =>
-        entry.rounds[kind].filter((r) => r.failures > 0).map(() => `${rowsOf(size)} ${entry.endpoint} ${kind}`),
+        return [
+          `| ${rowsOf(size)} | ${fmt(g.rps, 0)} | ${fmt(g.p50, 2)} | ${fmt(g.p99, 2)} | ${fmt(g.cpuUsPerRequest, 0)} | ` +
+            `${fmt(l.rps, 0)} | ${fmt(l.p50, 2)} | ${fmt(l.p99, 2)} | ${fmt(l.cpuUsPerRequest, 0)} | **${fmt(entry.ratio, 2)}** | ` +
+            `${fmt(l.cpuUsPerRequest / g.cpuUsPerRequest, 2)} |`,
+        ];
+      }),
+    ];
+    // Cost per request at N rows ÷ at the smallest size: 1.00 is flat.
+    const grow = (size: Size, endpoint: string, kind: Kind) => {
+      const [now, then] = [load(size, endpoint), load(base, endpoint)];
+      return now && then
+        ? `${fmt(then.median[kind].rps / now.median[kind].rps, 2)} / ${fmt(now.median[kind].cpuUsPerRequest / then.median[kind].cpuUsPerRequest, 2)}`
+        : "–";
+    };
+    lines.push(
+      ``,
+      `### How cost grows with the table (users of examples/blog.yaml, SQLite)`,
+      ``,
+      `The generated server and the lean ceiling on the same database file per size (the bench's users, numbered on; ` +
+        `${sizes.map((size) => `${rowsOf(size)} rows: ${fmt(size.databaseMb, 1)} MB, seeded in ${fmt(size.seedMs / 1000, 1)} s`).join("; ")}). ` +
+        `Per endpoint a ${s.warmup} s warm-up of each, then ${s.rounds} rounds of generated, lean, ${s.duration} s each ` +
+        `(autocannon, ${s.connections} connections); medians over the rounds; gen ÷ lean: the median of round i ÷ round i. ` +
+        `CPU µs/req (the server's user + system time over its answers) is what other people's processes on the machine blur least.`,
+      ...endpointTable("show", `show: \`/blog/users/v1/show/<the middle row>\``),
+      ...endpointTable(
+        "page",
+        `the first page: \`/blog/users/v1/list?limit=100\` (${sizes.map((size) => `${fmt(size.pageBytes / 1000, 1)} kB`).join(" / ")}; ` +
+          `a Link to the next page from 10,000 rows on)`,
       ),
-    ),
-  );
-  if (failed.length > 0) lines.push(``, `Rounds with failed requests: ${failed.join(", ")}.`);
-  const disturbed = sizes.flatMap((size) =>
-    size.loads.flatMap((entry) =>
-      KINDS.flatMap((kind) =>
-        entry.rounds[kind]
-          .filter((r) => r.foreignCores > 0.15 || r.stealCores > 0.15)
-          .map(() => `${rowsOf(size)} ${entry.endpoint} ${kind}`),
+      ...endpointTable(
+        "list",
+        `the whole list under load (up to ${s.loadRows.toLocaleString("en")} rows: ten answers of 290 MB at once are no load anyone serves)`,
       ),
-    ),
-  );
-  if (disturbed.length > 0)
-    lines.push(``, `Disturbed rounds (> 0.15 cores of other processes or steal): ${disturbed.join(", ")}.`);
-  lines.push(
-    ``,
-    `Every round (req/s, generated | lean): ` +
-      sizes
-        .map((size) =>
-          size.loads
-            .map(
-              (entry) =>
-                `${rowsOf(size)} ${entry.endpoint} ${entry.rounds.generated.map((r) => fmt(r.rps, 0)).join("/")} | ${entry.rounds.lean.map((r) => fmt(r.rps, 0)).join("/")}`,
-            )
-            .join("; "),
-        )
-        .join("; ") +
-      `.`,
-  );
+      ``,
+      `The whole list one request at a time (each on a fresh connection; after 5 of warm-up up to 100,000 rows; up to ` +
+        `${s.listRequests} requests or ${s.listSeconds} s, at least 3, 2 above 100,000 rows): time to the last byte, median and ` +
+        `slowest; RSS growth is the server's largest over one answer.`,
+      ``,
+      `| rows | MB | generated ms p50 | max | MB/s | µs per row | RSS growth MB | lean ms p50 | max | lean RSS growth MB | gen ÷ lean time |`,
+      `|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|`,
+      ...sizes.map((size) => {
+        const { generated: g, lean: l } = size.whole;
+        return (
+          `| ${rowsOf(size)} | ${fmt(g.bytes / 1e6, 2)} | ${fmt(g.p50, 1)} | ${fmt(g.max, 1)} | ${fmt(g.bytes / 1e3 / g.p50, 0)} | ` +
+          `${fmt((g.p50 * 1000) / size.rows, 2)} | ${fmt(g.growthMb, 0)} | ${fmt(l.p50, 1)} | ${fmt(l.max, 1)} | ${fmt(l.growthMb, 0)} | ${fmt(g.p50 / l.p50, 2)} |`
+        );
+      }),
+      ``,
+      `How the cost of one request grows against ${rowsOf(base)} rows: time per request (req/s at ${rowsOf(base)} ÷ req/s) / ` +
+        `CPU µs per request (÷ at ${rowsOf(base)}); 1.00 / 1.00 is flat. The whole list: time to the last byte ÷ at ${rowsOf(base)}, beside the rows' ratio.`,
+      ``,
+      `| rows | show, generated | show, lean | page, generated | page, lean | whole list, generated | lean | rows × |`,
+      `|--:|--:|--:|--:|--:|--:|--:|--:|`,
+      ...sizes
+        .slice(1)
+        .map(
+          (size) =>
+            `| ${rowsOf(size)} | ${grow(size, "show", "generated")} | ${grow(size, "show", "lean")} | ${grow(size, "page", "generated")} | ` +
+            `${grow(size, "page", "lean")} | ${fmt(size.whole.generated.p50 / base.whole.generated.p50, 0)} | ` +
+            `${fmt(size.whole.lean.p50 / base.whole.lean.p50, 0)} | ${fmt(size.rows / base.rows, 0)} |`,
+        ),
+    );
+    const differ = sizes.flatMap((size) =>
+      size.parity
+        .filter((entry) => !entry.same)
+        .map((entry) => `${rowsOf(size)} rows ${entry.request}: ${entry.detail}`),
+    );
+    lines.push(
+      ``,
+      differ.length === 0
+        ? `Parity: the two servers gave the same answers (status, JSON body, Link) to ${sizes.reduce((n, size) => n + size.parity.length, 0)} checks (show, the page, the whole list up to ${s.loadRows.toLocaleString("en")} rows).`
+        : `Parity: **answers differ**: ${differ.join("; ")}`,
+    );
+    const failed = sizes.flatMap((size) =>
+      size.loads.flatMap((entry) =>
+        KINDS.flatMap((kind) =>
+          entry.rounds[kind].filter((r) => r.failures > 0).map(() => `${rowsOf(size)} ${entry.endpoint} ${kind}`),
+        ),
+      ),
+    );
+    if (failed.length > 0) lines.push(``, `Rounds with failed requests: ${failed.join(", ")}.`);
+    const disturbed = sizes.flatMap((size) =>
+      size.loads.flatMap((entry) =>
+        KINDS.flatMap((kind) =>
+          entry.rounds[kind]
+            .filter((r) => r.foreignCores > 0.15 || r.stealCores > 0.15)
+            .map(() => `${rowsOf(size)} ${entry.endpoint} ${kind}`),
+        ),
+      ),
+    );
+    if (disturbed.length > 0)
+      lines.push(``, `Disturbed rounds (> 0.15 cores of other processes or steal): ${disturbed.join(", ")}.`);
+    lines.push(
+      ``,
+      `Every round (req/s, generated | lean): ` +
+        sizes
+          .map((size) =>
+            size.loads
+              .map(
+                (entry) =>
+                  `${rowsOf(size)} ${entry.endpoint} ${entry.rounds.generated.map((r) => fmt(r.rps, 0)).join("/")} | ${entry.rounds.lean.map((r) => fmt(r.rps, 0)).join("/")}`,
+              )
+              .join("; "),
+          )
+          .join("; ") +
+        `.`,
+    );
+  }
   if (migrations.length > 0) {
     lines.push(
       ``,
