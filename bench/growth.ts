@@ -620,7 +620,7 @@ export function renderGrowth(result: GrowthResult): string[] {
       ),
       ...endpointTable(
         "list",
-        `the whole list under load (up to ${s.loadRows.toLocaleString("en")} rows: ten answers of 290 MB at once are no load anyone serves)`,
+        `the whole list under load, up to ${s.loadRows.toLocaleString("en")} rows (above, ${s.connections} answers of up to 290 MB at once are no load anyone serves)`,
       ),
       ``,
       `The whole list one request at a time (each on a fresh connection; after 5 of warm-up up to 100,000 rows; up to ` +
