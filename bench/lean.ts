@@ -11,12 +11,15 @@
 //     hash per request: the time taken depends on the keys' lengths only, never on their bytes);
 //   - synchronous handlers (Fastify sends a returned value in the same tick);
 //   - statements prepared once, positional parameters; rows turned into records in place.
+// Its list reads `limit` and `after` (a page in id order, with the next page's Link), the parameters
+// bench/growth.ts asks for, and no filter or sort.
 // bench/ceiling.ts, the older ceiling, keeps the generated server's costs (a pino logger with a
 // child per request, hashing the key) and is reported beside this one.
 //
 // Environment: PORT, HOST, DATABASE_URL (file:...), API_SIGNATURE_KEY (comma-separated), LOG_LEVEL.
 // Prints "Listening on <url>" once it listens, like the generated server.
 import { timingSafeEqual } from "node:crypto";
+import { Readable } from "node:stream";
 import Database from "better-sqlite3";
 import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest } from "fastify";
 
@@ -227,20 +230,61 @@ app.setNotFoundHandler((_request, reply) => {
 const ID = /^[1-9]\d{0,9}$/;
 const NOT_FOUND = new Failure(404, "Data not found");
 
-app.get(
+app.get<{ Querystring: Record<string, string | string[]> }>(
   "/blog/users/v1/list",
   { schema: { response: { 200: envelope({ type: "array", items: userRecord }) } } },
-  (_request, reply) => {
-    const rows = firstUsers.all(BATCH + 1);
+  (request, reply) => {
+    const paging = pageOf(request.query);
+    if (paging.limit !== undefined) {
+      // A page (bench/growth.ts asks for ?limit=100): one statement, a Link to the next page if any.
+      const rows = usersFrom(paging.after, paging.limit + 1);
+      if (rows.length > paging.limit) {
+        rows.pop();
+        const [path, search = ""] = request.url.split("?", 2) as [string, string?];
+        const params = new URLSearchParams(search);
+        params.set("after", String(rows.at(-1)!.id));
+        reply.header("link", `<${path}?${params.toString()}>; rel="next"`);
+      }
+      for (const row of rows) toRecord(row);
+      return { success: true, message: "Data found.", data: rows };
+    }
+    const rows = usersFrom(paging.after, BATCH + 1);
     if (rows.length <= BATCH) {
       for (const row of rows) toRecord(row);
       return { success: true, message: "Data found.", data: rows };
     }
     // A table larger than a batch: streamed a batch at a time, never held whole.
     reply.type("application/json; charset=utf-8");
-    return reply.send(streamed(rows.slice(0, BATCH)));
+    return reply.send(Readable.from(streamed(rows.slice(0, BATCH)), { objectMode: false }));
   },
 );
+
+/** The users after an id, in id order (all of them from the first when after is 0). */
+const usersFrom = (after: number, limit: number) =>
+  after === 0 ? firstUsers.all(limit) : usersAfter.all(after, limit);
+
+/**
+ * The list parameters a client pages through a table with, in id order: `limit` (1 to 1,000) and
+ * `after` (an id). The lean ceiling reads no other list parameter (no filters or sorts: the
+ * benchmark asks for none); anything else is a 400.
+ */
+function pageOf(query: Record<string, string | string[]>): { limit?: number; after: number } {
+  const problems: string[] = [];
+  let limit: number | undefined;
+  let after = 0;
+  for (const [name, value] of Object.entries(query)) {
+    const text = typeof value === "string" ? value : undefined;
+    if (name === "limit") {
+      if (text !== undefined && /^[1-9]\d{0,3}$/.test(text) && Number(text) <= 1000) limit = Number(text);
+      else problems.push("limit must be an integer from 1 to 1000");
+    } else if (name === "after") {
+      if (text !== undefined && ID.test(text)) after = Number(text);
+      else problems.push("after must be an integer");
+    } else problems.push(`unknown parameter ${name}`);
+  }
+  if (problems.length > 0) throw new Failure(400, `Invalid request: ${problems.join("; ")}`);
+  return limit === undefined ? { after } : { limit, after };
+}
 
 async function* streamed(first: UserRow[]): AsyncGenerator<string> {
   yield '{"success":true,"message":"Data found.","data":[';

@@ -21,7 +21,7 @@ export const BENCH = join(REPO, "bench");
 export const TABLEGEN = join(REPO, "bin", "tablegen.js");
 export const KEY = "bench-signature-key-0123456789abcdef";
 
-const envNumber = (name: string, fallback: number) => {
+export const envNumber = (name: string, fallback: number) => {
   const value = process.env[name];
   if (value === undefined || value === "") return fallback;
   const number = Number(value);
@@ -29,7 +29,7 @@ const envNumber = (name: string, fallback: number) => {
   return number;
 };
 
-const count = (name: string, fallback: number) => Math.max(1, Math.round(envNumber(name, fallback)));
+export const count = (name: string, fallback: number) => Math.max(1, Math.round(envNumber(name, fallback)));
 
 /** Knobs, with the defaults that keep `npm run bench` under about four minutes. */
 export const settings = {
@@ -44,6 +44,8 @@ export const settings = {
   cluster: process.env.BENCH_CLUSTER !== "0",
   /** BENCH_PEERS=0 leaves out the peers (PocketBase, json-server) on show, list and create. */
   peers: process.env.BENCH_PEERS !== "0",
+  /** BENCH_GROWTH=0 leaves out how cost grows with the table (bench/growth.ts). */
+  growth: process.env.BENCH_GROWTH !== "0",
 };
 
 // ---- processes that must not outlive the benchmark -----------------------------------------
@@ -181,29 +183,40 @@ export const CATEGORIES = 10;
 export const POSTS = 100;
 export const categoryId = (index: number) => `c0ffee00-0000-4000-8000-${String(index).padStart(12, "0")}`;
 
+const BIO = "Writes about databases, HTTP servers and the cost of abstractions. ".repeat(2).trim();
+
 /**
- * Seeds the migrated blog database with values stored as the server stores them (booleans 0/1,
- * date-times as "YYYY-MM-DDTHH:MM:SS.000+00:00"): 100 users, 10 categories, 100 posts (10 per
- * category). Leaves no WAL file behind, so the file can be copied.
+ * SQLite: `rows` users, numbered from 1, in one statement (a recursive CTE, no round trip per row: a
+ * million rows in about 3 s), with the values the bench's users have always had, stored as the server
+ * stores them (booleans 0/1, date-times "YYYY-MM-DDTHH:MM:SS.000+00:00"): "User <i>",
+ * "user<i>@example.com", phone "+1 555 010 <i, 4 digits or more>", the same bio, every fifth inactive,
+ * created on day (i mod 28) + 1 of January 2024. Used by seed() (100 users), bench/growth.ts and
+ * bench/lists.ts.
+ */
+export const usersSeedSql = (rows: number) => `
+  WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${rows})
+  INSERT INTO "users" ("name", "email", "phone", "bio", "active", "created_at")
+  SELECT 'User ' || i, 'user' || i || '@example.com', '+1 555 010 ' || printf('%04d', i), '${BIO}',
+         CASE WHEN i % 5 = 0 THEN 0 ELSE 1 END, '2024-01-' || printf('%02d', i % 28 + 1) || 'T10:00:00.000+00:00'
+  FROM n;`;
+
+/** The same users on PostgreSQL (generate_series; booleans and date-times as PostgreSQL stores them). */
+export const postgresUsersSeedSql = (rows: number) => `
+  INSERT INTO "users" ("name", "email", "phone", "bio", "active", "created_at")
+  SELECT 'User ' || i, 'user' || i || '@example.com', '+1 555 010 ' || lpad(i::text, 4, '0'), '${BIO}',
+         i % 5 <> 0, ('2024-01-' || lpad((i % 28 + 1)::text, 2, '0') || 'T10:00:00Z')::timestamptz
+  FROM generate_series(1, ${rows}) i;`;
+
+/**
+ * Seeds the migrated blog database: 100 users (usersSeedSql), 10 categories, 100 posts (10 per
+ * category), with values stored as the server stores them. Leaves no WAL file behind, so the file
+ * can be copied.
  */
 export function seed(file: string): void {
   const db = new Database(file, { fileMustExist: true });
-  const bio = "Writes about databases, HTTP servers and the cost of abstractions. ".repeat(2).trim();
   const stamp = (day: number) => `2024-01-${String(day).padStart(2, "0")}T10:00:00.000+00:00`;
   db.transaction(() => {
-    const user = db.prepare(
-      `INSERT INTO "users" ("name", "email", "phone", "bio", "active", "created_at") VALUES (?, ?, ?, ?, ?, ?)`,
-    );
-    for (let i = 1; i <= USERS; i++) {
-      user.run(
-        `User ${i}`,
-        `user${i}@example.com`,
-        `+1 555 010 ${String(i).padStart(4, "0")}`,
-        bio,
-        i % 5 === 0 ? 0 : 1,
-        stamp((i % 28) + 1),
-      );
-    }
+    db.exec(usersSeedSql(USERS));
     const category = db.prepare(`INSERT INTO "categories" ("id", "name") VALUES (?, ?)`);
     for (let i = 1; i <= CATEGORIES; i++) category.run(categoryId(i), `Category ${i}`);
     const post = db.prepare(
@@ -254,6 +267,11 @@ export interface ServerOptions {
   compiled?: boolean;
   /** More environment variables for the server (e.g. CEILING_ASYNC=1, WORKERS). */
   env?: Record<string, string>;
+  /**
+   * The request polled until it answers 200 (the start-up time): LIST_PATH unless given; a large
+   * table's whole list would make the start-up its answer's time (bench/growth.ts asks for a page).
+   */
+  readyPath?: string;
 }
 
 export interface Server {
@@ -330,7 +348,7 @@ async function launch(
   label: string,
   command: string,
   args: string[],
-  options: Pick<ServerOptions, "serverDir" | "databaseUrl" | "env">,
+  options: Pick<ServerOptions, "serverDir" | "databaseUrl" | "env" | "readyPath">,
 ): Promise<Launched> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
@@ -381,7 +399,10 @@ async function launch(
     firstAnswer: async () => {
       const deadline = start + 30_000;
       while (performance.now() < deadline) {
-        const answer = await Promise.race([get(base + LIST_PATH).catch(() => undefined), exited]);
+        const answer = await Promise.race([
+          get(base + (options.readyPath ?? LIST_PATH)).catch(() => undefined),
+          exited,
+        ]);
         if (answer?.status === 200) return performance.now();
         await sleep(5);
       }
@@ -512,6 +533,77 @@ export function send(
 }
 
 export const get = (url: string) => send(url, { headers: { "x-api-signature": KEY } });
+
+/** One GET on a fresh connection, timed to its last byte (ms): its status, size and Link header. */
+export function timed(url: string): Promise<{ ms: number; status: number; bytes: number; link?: string }> {
+  return new Promise((resolve, reject) => {
+    const start = performance.now();
+    const req = httpRequest(url, { headers: { "x-api-signature": KEY }, agent: false, timeout: 30_000 }, (res) => {
+      let bytes = 0;
+      res.on("data", (chunk: Buffer) => (bytes += chunk.length));
+      res.on("end", () => {
+        const link = [res.headers.link ?? []].flat().join(", ");
+        resolve({ ms: performance.now() - start, status: res.statusCode ?? 0, bytes, ...(link && { link }) });
+      });
+      res.on("error", reject);
+    });
+    req.on("timeout", () => req.destroy(new Error(`timeout: ${url}`)));
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/** The value below which p % of the values lie (nearest rank, from below). */
+export const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+};
+
+/**
+ * Sequential requests (one at a time, each on a fresh connection), timed to the last byte, after
+ * `warmup` requests: `requests` of them, or fewer when `seconds` run out first (never fewer than
+ * `least`). Throws on an answer other than 200.
+ */
+export async function sequential(
+  base: string,
+  path: string,
+  options: { requests: number; warmup?: number; seconds?: number; least?: number },
+): Promise<{ times: number[]; p50: number; p99: number; bytes: number }> {
+  const check = <T extends { status: number }>(answer: T): T => {
+    if (answer.status !== 200) throw new Error(`${path}: ${answer.status}`);
+    return answer;
+  };
+  for (let i = 0; i < (options.warmup ?? 5); i++) check(await timed(base + path));
+  const times: number[] = [];
+  let bytes = 0;
+  const deadline = performance.now() + (options.seconds ?? Infinity) * 1000;
+  while (times.length < options.requests && (times.length < (options.least ?? 1) || performance.now() < deadline)) {
+    const answer = check(await timed(base + path));
+    times.push(answer.ms);
+    bytes = answer.bytes;
+  }
+  return { times, p50: percentile(times, 50), p99: percentile(times, 99), bytes };
+}
+
+/**
+ * One request for a list that may be large: time to last byte, bytes, and the server's RSS growth
+ * over its RSS right before (VmRSS of its process tree, sampled every 20 ms while it answers).
+ */
+export async function wholeList(
+  server: Pick<Server, "base" | "pid">,
+  path: string,
+): Promise<{ ms: number; bytes: number; growthMb: number }> {
+  const idle = treeMemory(server.pid).rssMb;
+  let peak = idle;
+  const sampler = setInterval(() => (peak = Math.max(peak, treeMemory(server.pid).rssMb)), 20);
+  try {
+    const { ms, status, bytes } = await timed(server.base + path);
+    if (status !== 200) throw new Error(`${path}: ${status}`);
+    return { ms, bytes, growthMb: peak - idle };
+  } finally {
+    clearInterval(sampler);
+  }
+}
 
 // ---- endpoints and load --------------------------------------------------------------------
 

@@ -18,14 +18,16 @@ import pg from "pg";
 import { findPostgres, startPostgres } from "../test/helpers/postgres.ts";
 import { installPeers, jsonServer, pocketbase, type Peer } from "./peers.ts";
 import {
-  KEY,
   REPO,
   migrate,
+  postgresUsersSeedSql,
   removeWorkDir,
+  sequential,
   startServer,
   tablegenGenerate,
   transpileServer,
-  treeMemory,
+  usersSeedSql,
+  wholeList,
   workDir,
   type Server,
 } from "./lib.ts";
@@ -38,42 +40,14 @@ const HEAP_MB = 256;
 const BEFORE = process.argv.includes("--before") ? process.argv[process.argv.indexOf("--before") + 1]! : "c96413d";
 const log = (line: string) => console.error(`[lists ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
-/** One request, timed to its last byte. */
-async function timed(url: string): Promise<{ ms: number; status: number; bytes: number }> {
-  const start = performance.now();
-  const response = await fetch(url, { headers: { "x-api-signature": KEY } });
-  const body = await response.arrayBuffer();
-  return { ms: performance.now() - start, status: response.status, bytes: body.byteLength };
-}
-
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-};
-
 async function latency(server: Pick<Server, "base">, path: string) {
-  for (let i = 0; i < 5; i++) await timed(server.base + path);
-  const times: number[] = [];
-  for (let i = 0; i < REQUESTS; i++) {
-    const { ms, status } = await timed(server.base + path);
-    if (status !== 200) throw new Error(`${path}: ${status}`);
-    times.push(ms);
-  }
-  return { p50: percentile(times, 50), p99: percentile(times, 99) };
+  return sequential(server.base, path, { requests: REQUESTS });
 }
 
 /** The whole table: time to last byte and the server's RSS growth over its idle RSS while answering. */
 async function wholeTable(server: Server) {
-  const idle = treeMemory(server.pid).rssMb;
-  let peak = idle;
-  const sampler = setInterval(() => (peak = Math.max(peak, treeMemory(server.pid).rssMb)), 20);
-  try {
-    const { ms, status, bytes } = await timed(`${server.base}/blog/posts/v1/list`);
-    if (status !== 200) throw new Error(`whole list: ${status}`);
-    return { ms, mb: bytes / 1e6, growthMb: peak - idle };
-  } finally {
-    clearInterval(sampler);
-  }
+  const { ms, bytes, growthMb } = await wholeList(server, "/blog/posts/v1/list");
+  return { ms, mb: bytes / 1e6, growthMb };
 }
 
 const PAGES = [
@@ -90,16 +64,11 @@ async function measure(server: Server, label: string, rows: string[]) {
   }
 }
 
-const SQLITE_SEED = `
-  WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${USERS})
-  INSERT INTO users (name, email, active, created_at)
-  SELECT 'User ' || i, 'user' || i || '@example.com', 1, '2024-01-01T00:00:00.000+00:00' FROM n;
+const SQLITE_SEED = `${usersSeedSql(USERS)}
   WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${ROWS})
   INSERT INTO posts (title, body, published, rating, user_id, published_at)
   SELECT 'Post ' || i, 'Body of post ' || i, i % 2, i % 100, 1 + i % ${USERS}, '2024-01-01T00:00:00.000+00:00' FROM n;`;
-const POSTGRES_SEED = `
-  INSERT INTO users (name, email, active, created_at)
-  SELECT 'User ' || i, 'user' || i || '@example.com', true, '2024-01-01T00:00:00Z' FROM generate_series(1, ${USERS}) i;
+const POSTGRES_SEED = `${postgresUsersSeedSql(USERS)}
   INSERT INTO posts (title, body, published, rating, user_id, published_at)
   SELECT 'Post ' || i, 'Body of post ' || i, i % 2 = 1, i % 100, 1 + i % ${USERS}, '2024-01-01T00:00:00Z'
   FROM generate_series(1, ${ROWS}) i;

@@ -29,10 +29,14 @@
 //      json-server holding the same 100 users, their answers checked against the generated
 //      server's, then loaded on show, list and create beside a fresh generated server, in the same
 //      rounds; reported as peer ÷ generated. BENCH_PEERS=0 leaves them out.
+//   6. how cost grows with the table (bench/growth.ts): show, the first page and the whole list of
+//      users at 100, 10,000 and 1,000,000 rows beside the lean ceiling, and migrate of a
+//      1,000,000-row table for an added and a renamed field. BENCH_GROWTH=0 leaves it out.
 //
 // Environment: BENCH_DURATION (5 s), BENCH_ROUNDS (3), BENCH_WARMUP (1.5 s), BENCH_CONNECTIONS (10),
 // BENCH_STARTS (5), BENCH_GENERATIONS (3), BENCH_ENDPOINTS (show,list,query,create), BENCH_CLUSTER=0
-// (leave the cluster out), BENCH_PEERS=0 (leave the peers out), BENCH_KEEP=1 (keep .tmp/bench-*). `npm run bench -- --profile` runs
+// (leave the cluster out), BENCH_PEERS=0 (leave the peers out), BENCH_GROWTH=0 (leave out how cost grows with
+// the table; its own knobs are in bench/growth.ts), BENCH_KEEP=1 (keep .tmp/bench-*). `npm run bench -- --profile` runs
 // bench/profile.ts instead. Everything listens on 127.0.0.1 only. Raw results:
 // .tmp/bench-results.json.
 import { availableParallelism, cpus, release, totalmem } from "node:os";
@@ -70,6 +74,7 @@ import {
 } from "./lib.ts";
 import type { LoadResult } from "./load.ts";
 import { generationBenchmark, type GenerationTimes } from "./synthetic.ts";
+import { growthBenchmark, renderGrowth, type GrowthResult } from "./growth.ts";
 import { ensurePeers, jsonServerUsers, pocketbaseUsers, type User, type UsersPeer } from "./peers.ts";
 
 /** The servers compared: the generated server (one process), the ceiling and the lean ceiling. */
@@ -298,6 +303,10 @@ async function main() {
     // 5. The peers, on show, list and create, against the generated server in the same rounds.
     const peers = settings.peers ? await peerBenchmark(serverDir, running) : undefined;
 
+    // 6. How cost grows with the table: show, a page and the whole list at 100, 10,000 and 1,000,000
+    // users; migrate of a 1,000,000-row table (bench/growth.ts, its own scratch directory).
+    const growth = settings.growth ? await growthBenchmark() : undefined;
+
     const totalSeconds = (performance.now() - begun) / 1000;
     const data = {
       machine,
@@ -314,6 +323,7 @@ async function main() {
       results,
       afterLoad,
       peers,
+      growth,
       totalSeconds,
     };
     console.log(render(data));
@@ -506,6 +516,7 @@ function render(data: {
   results: EndpointResult[];
   afterLoad: Partial<Record<ServerKind, Memory>>;
   peers?: PeerResult;
+  growth?: GrowthResult;
   totalSeconds: number;
 }): string {
   const { machine, generation, starts, parity, results, afterLoad } = data;
@@ -625,6 +636,7 @@ function render(data: {
   );
   lines.push(``, bad.length === 0 ? `Every response under load was 2xx.` : `Rounds with failures: ${bad.join("; ")}.`);
   if (data.peers) lines.push(...renderPeers(data.peers));
+  if (data.growth) lines.push(...renderGrowth(data.growth));
 
   // Cluster mode next to one process and the ceiling.
   const workers = starts.cluster[0]?.workers ?? clusterRounds[0]?.serverProcesses;

@@ -178,7 +178,7 @@ async function migrationSql(
   const fromApplied = plan.renames.length === 0 && applied !== undefined;
   const from = fromApplied ? applied : renamed;
   const updates = fromApplied && renamed !== undefined ? schemaUpdates(applied, renamed) : [];
-  const diff = await diffSchemas(from, schema, target);
+  const diff = target.diffSql(await diffSchemas(from, schema, target), from, schema);
   const prismaSql = diff.replace(/^-- This is an empty migration\.\s*$/m, "").trim();
   const renames = target.renameSql(plan.renames, previous).trim();
   if (!prismaSql && !renames) return { sql: undefined, updates };

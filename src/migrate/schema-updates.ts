@@ -20,29 +20,40 @@ export function schemaUpdates(applied: string, current: string): string[] {
   return updates;
 }
 
-interface PrismaModel {
-  /** Each column's type and attributes, by its name (relation fields, which are no column, left out). */
+export interface PrismaModel {
+  /**
+   * Each column's type and attributes (spaces collapsed), by its name, in the order of the model
+   * (relation fields, which are no column, left out).
+   */
   fields: Map<string, string>;
   /** The model's index lines, as one text. */
   indexes: string;
+  /**
+   * Its relation fields that hold a foreign key (`user Users @relation(...)`), as one text; the lists
+   * of the records referring to it (`posts Posts[]`) are another table's and left out.
+   */
+  relations: string;
 }
 
 /** The models of a Prisma schema as tablegen writes it, by their table's name (`@@map`). */
-function prismaModels(schema: string): Map<string, PrismaModel> {
+export function prismaModels(schema: string): Map<string, PrismaModel> {
   const models = new Map<string, PrismaModel>();
   for (const [, body] of schema.matchAll(/^model \w+ \{\n([\s\S]*?)^\}/gm)) {
     const lines = body!.split("\n").map((line) => line.trim());
     const table = /^@@map\("([^"]+)"\)$/.exec(lines.find((line) => line.startsWith("@@map(")) ?? "")?.[1];
     if (!table) continue;
     const fields = new Map<string, string>();
+    const relations: string[] = [];
     for (const line of lines) {
       const [name, type, ...attributes] = line.split(/\s+/);
+      if (!name || !type || name.startsWith("@@") || name.startsWith("//")) continue;
       // A relation field's type is a model, not one of the scalars a column has.
-      if (!name || !type || !/^(Int|Float|String|Boolean|DateTime)\??$/.test(type)) continue;
-      fields.set(name, `${type} ${attributes.join(" ")}`.trim());
+      if (/^(Int|Float|String|Boolean|DateTime)\??$/.test(type))
+        fields.set(name, `${type} ${attributes.join(" ")}`.trim());
+      else if (!type.endsWith("[]")) relations.push([name, type, ...attributes].join(" "));
     }
     const indexes = lines.filter((line) => /^@@(index|unique)\(/.test(line)).join("\n");
-    models.set(table, { fields, indexes });
+    models.set(table, { fields, indexes, relations: relations.join("\n") });
   }
   return models;
 }

@@ -84,6 +84,8 @@ export const postgresql: Target = {
 
   recordFinished: (name) => recordFinishedSql(name, "now()"),
   migrationScript: (sql) => `BEGIN;\n\n${sql.trim()}\n\nCOMMIT;\n`,
+  // PostgreSQL adds a column with a constant default in place: Prisma's diff is run as it is.
+  diffSql: (sql) => sql,
   renameSql,
 };
 

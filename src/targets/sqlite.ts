@@ -1,5 +1,6 @@
 import type { Field, Model, Table } from "../model/types.ts";
 import type { Rename } from "../migrate/plan.ts";
+import { prismaModels } from "../migrate/schema-updates.ts";
 import { renamedIndexes } from "./renames.ts";
 import { literal, quote, recordFinishedSql, scratchTables } from "./sql.ts";
 import { TS_TYPES, defaultDateTime, tableContext, type Storage } from "./tables.ts";
@@ -94,6 +95,7 @@ export const sqlite: Target = {
 
   recordFinished: (name) => recordFinishedSql(name, "strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now')"),
   migrationScript: wrapMigration,
+  diffSql: addColumnsInPlace,
   renameSql,
 };
 
@@ -149,6 +151,76 @@ function addColumnToRows(line: string): string {
     `INSERT INTO ${table} SELECT *, ${expression} FROM ${aside};`,
     `DROP TABLE ${aside};`,
   ].join("\n");
+}
+
+/**
+ * One table's rebuild in Prisma's diff: a new table, every row copied into it, the old one dropped,
+ * the new one renamed, then the table's indexes made again.
+ */
+const REBUILD =
+  /^CREATE TABLE "new_(\w+)" \(\n([\s\S]*?)\n\);\nINSERT INTO "new_\1" \(([^)]*)\) SELECT [^\n]* FROM "\1";\nDROP TABLE "\1";\nALTER TABLE "new_\1" RENAME TO "\1";\n((?:CREATE (?:UNIQUE )?INDEX "[^"]+" ON "\1"[^\n]*;\n)*)/gm;
+
+/**
+ * Prisma's diff with the table rebuilds that only add columns turned into `ALTER TABLE ... ADD COLUMN`.
+ * Prisma rebuilds a SQLite table to add a required column (`NOT NULL DEFAULT 0`: a required field
+ * with a default), copying every row and rewriting the table and its indexes, which takes time and
+ * disk in proportion to the rows; SQLite adds such a column in place, by a change of the schema
+ * alone, and existing rows read the default. A rebuild becomes those statements only when the
+ * table's columns before (`from`, the Prisma schema diffed from) are the first of its columns after
+ * (`to`), unchanged, with the same indexes and references, and each added column is one SQLite can
+ * add (no key, no uniqueness, no reference, a constant default, and one if it is NOT NULL): the
+ * table then ends as the rebuild leaves it, with the same columns in the same order.
+ */
+function addColumnsInPlace(sql: string, from: string | undefined, to: string): string {
+  if (from === undefined || !sql.includes("-- RedefineTables")) return sql;
+  const [before, after] = [prismaModels(from), prismaModels(to)];
+  const rewritten = sql.replace(REBUILD, (rebuild, table: string, body: string, copied: string) => {
+    const [was, is] = [before.get(table), after.get(table)];
+    if (!was || !is || was.indexes !== is.indexes || was.relations !== is.relations) return rebuild;
+    const names = [...is.fields.keys()];
+    const kept = [...was.fields.keys()];
+    if (kept.some((name, index) => names[index] !== name || was.fields.get(name) !== is.fields.get(name)))
+      return rebuild;
+    const added = names.slice(kept.length);
+    // A unique column's index comes after the rebuild, with those made again: it must stay a rebuild.
+    if (added.some((name) => /(^| )@(id|unique)\b/.test(is.fields.get(name)!))) return rebuild;
+    const columns = body.split("\n").map((line) => line.trim().replace(/,$/, ""));
+    const definitions = columns.filter((line) => line.startsWith('"'));
+    const copiedNames = copied.split(", ").map((name) => name.replace(/^"|"$/g, ""));
+    if (
+      added.length === 0 ||
+      definitions.length !== names.length ||
+      definitions.some((definition, index) => !definition.startsWith(`${quote(names[index]!)} `)) ||
+      copiedNames.length !== kept.length ||
+      copiedNames.some((name) => !kept.includes(name))
+    )
+      return rebuild;
+    const additions = definitions.slice(kept.length);
+    if (!additions.every(addableInPlace)) return rebuild;
+    return [
+      `-- Columns added in place (tablegen): SQLite adds them to "${table}" without copying a row.`,
+      ...additions.map((definition) => `ALTER TABLE ${quote(table)} ADD COLUMN ${definition};`),
+      "",
+    ].join("\n");
+  });
+  if (rewritten === sql) return sql;
+  // No table left to rebuild: Prisma's heading and its foreign-key pragmas go too.
+  return /^CREATE TABLE "new_/m.test(rewritten)
+    ? rewritten
+    : rewritten
+        .replace(/^-- RedefineTables\n(PRAGMA (defer_)?foreign_keys=(ON|OFF);\n)*/m, "")
+        .replace(/^(PRAGMA (defer_)?foreign_keys=(ON|OFF);\n?)+/gm, "");
+}
+
+/**
+ * Whether SQLite's `ALTER TABLE ... ADD COLUMN` takes a column definition: no key or uniqueness, no
+ * reference, no default that is an expression (or the current time), and a default if NOT NULL.
+ */
+function addableInPlace(definition: string): boolean {
+  // Words inside a text default ('unique') are the value's, not the definition's.
+  const upper = definition.replace(/'(?:[^']|'')*'/g, "''").toUpperCase();
+  if (/\b(PRIMARY KEY|UNIQUE|REFERENCES|GENERATED|CHECK|COLLATE)\b|\bDEFAULT\s*\(|\bCURRENT_/.test(upper)) return false;
+  return !/\bNOT NULL\b/.test(upper) || (/\bDEFAULT\b/.test(upper) && !/\bDEFAULT\s+NULL\b/.test(upper));
 }
 
 const uniqueIndex = (table: string, column: string) => `${table}_${column}_key`;

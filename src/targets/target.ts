@@ -80,6 +80,11 @@ export interface Target {
   recordFinished(name: string): string;
   /** A migration's script around the SQL Prisma computed: all-or-nothing. */
   migrationScript(sql: string): string;
+  /**
+   * Prisma's diff from the schema `from` (none for the first migration) to `to`, as this database
+   * should run it (SQLite: columns added in place where Prisma would rebuild the table for them).
+   */
+  diffSql(sql: string, from: string | undefined, to: string): string;
   /** Statements that rename tables and fields (and what is named after them) in place. */
   renameSql(renames: Rename[], renamedPrevious: Model): string;
 }

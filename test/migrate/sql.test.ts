@@ -5,6 +5,7 @@ import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import type { RawManifest, RawTable } from "../../src/manifest/schema.ts";
 import { emitMigration, migrationFolderName } from "../../src/emit/migration.ts";
+import { emitPrismaSchema } from "../../src/emit/prisma-schema.ts";
 import { planMigration as plan, type MigrationPlan, type Risk } from "../../src/migrate/plan.ts";
 import { riskCountSql } from "../../src/migrate/risks.ts";
 import { buildModel } from "../../src/model/build.ts";
@@ -533,6 +534,227 @@ describe("a SQLite migration's script (emitMigration)", () => {
     expect(finished(failing)).toBeNull();
     db.close();
     failing.close();
+  });
+});
+
+describe("sqlite.diffSql: columns added in place rather than by a table rebuild", () => {
+  const schemaOf = (manifest: RawManifest) => emitPrismaSchema(buildModel(manifest));
+  const customerId = { type: "NUMBER", required: true, references: "customers", onDelete: "cascade" } as const;
+  const before = shop({
+    customers: { fields: { name: { type: "TEXT", required: true }, phone: "PHONE" } },
+    orders: { fields: { customer_id: customerId, total: "NUMBER" } },
+  });
+  // customers gains two columns; orders gains one and has another made required.
+  const after = shop({
+    customers: {
+      fields: {
+        name: { type: "TEXT", required: true },
+        phone: "PHONE",
+        tier: { type: "TEXT", required: true, default: "basic" },
+        score: { type: "NUMBER", default: 1.5 },
+      },
+    },
+    orders: {
+      fields: {
+        customer_id: customerId,
+        total: { type: "NUMBER", required: true, default: 0 },
+        paid: { type: "BOOLEAN", required: true, default: false },
+      },
+    },
+  });
+  const pragmas = ["PRAGMA defer_foreign_keys=ON;", "PRAGMA foreign_keys=OFF;"];
+  const pragmasAfter = ["PRAGMA foreign_keys=ON;", "PRAGMA defer_foreign_keys=OFF;", ""];
+  const ordersRebuild = [
+    `CREATE TABLE "new_orders" (`,
+    `    "id" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,`,
+    `    "customer_id" INTEGER NOT NULL,`,
+    `    "total" REAL NOT NULL DEFAULT 0,`,
+    `    "paid" BOOLEAN NOT NULL DEFAULT false,`,
+    `    CONSTRAINT "orders_customer_id_fkey" FOREIGN KEY ("customer_id") REFERENCES "customers" ("id") ON DELETE CASCADE ON UPDATE CASCADE`,
+    `);`,
+    `INSERT INTO "new_orders" ("customer_id", "id", "total") SELECT "customer_id", "id", coalesce("total", 0) AS "total" FROM "orders";`,
+    `DROP TABLE "orders";`,
+    `ALTER TABLE "new_orders" RENAME TO "orders";`,
+    `CREATE INDEX "orders_customer_id_idx" ON "orders"("customer_id");`,
+  ];
+  /** What `prisma migrate diff` (Prisma 6.19.3) writes from `before` to `after`. */
+  const prisma = [
+    "-- RedefineTables",
+    ...pragmas,
+    `CREATE TABLE "new_customers" (`,
+    `    "id" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,`,
+    `    "name" TEXT NOT NULL,`,
+    `    "phone" TEXT,`,
+    `    "tier" TEXT NOT NULL DEFAULT 'basic',`,
+    `    "score" REAL DEFAULT 1.5`,
+    `);`,
+    `INSERT INTO "new_customers" ("id", "name", "phone") SELECT "id", "name", "phone" FROM "customers";`,
+    `DROP TABLE "customers";`,
+    `ALTER TABLE "new_customers" RENAME TO "customers";`,
+    ...ordersRebuild,
+    ...pragmasAfter,
+  ].join("\n");
+
+  it("adds the columns of a table that only gains them in place, and keeps the rebuild of a table that changes", () => {
+    expect(sqlite.diffSql(prisma, schemaOf(before), schemaOf(after))).toBe(
+      [
+        "-- RedefineTables",
+        ...pragmas,
+        `-- Columns added in place (tablegen): SQLite adds them to "customers" without copying a row.`,
+        `ALTER TABLE "customers" ADD COLUMN "tier" TEXT NOT NULL DEFAULT 'basic';`,
+        `ALTER TABLE "customers" ADD COLUMN "score" REAL DEFAULT 1.5;`,
+        ...ordersRebuild,
+        ...pragmasAfter,
+      ].join("\n"),
+    );
+  });
+
+  it("leaves no heading of a rebuild when no table is rebuilt", () => {
+    const onlyCustomers = shop({ ...after.tables, orders: before.tables.orders! });
+    const sql = prisma.replace(ordersRebuild.join("\n") + "\n", "");
+    expect(sqlite.diffSql(sql, schemaOf(before), schemaOf(onlyCustomers))).toBe(
+      [
+        `-- Columns added in place (tablegen): SQLite adds them to "customers" without copying a row.`,
+        `ALTER TABLE "customers" ADD COLUMN "tier" TEXT NOT NULL DEFAULT 'basic';`,
+        `ALTER TABLE "customers" ADD COLUMN "score" REAL DEFAULT 1.5;`,
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("leaves the database as the rebuild does: the same columns, defaults, indexes, references and rows", () => {
+    // The tables of `before` as Prisma creates them, with rows.
+    const start = `
+      CREATE TABLE "customers" ("id" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT, "name" TEXT NOT NULL, "phone" TEXT);
+      CREATE TABLE "orders" ("id" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT, "customer_id" INTEGER NOT NULL, "total" REAL,
+        CONSTRAINT "orders_customer_id_fkey" FOREIGN KEY ("customer_id") REFERENCES "customers" ("id") ON DELETE CASCADE ON UPDATE CASCADE);
+      CREATE INDEX "orders_customer_id_idx" ON "orders"("customer_id");
+      INSERT INTO "customers" ("name", "phone") VALUES ('Ada', '+44 20 7946 0958'), ('Grace', NULL);
+      INSERT INTO "orders" ("customer_id", "total") VALUES (1, 10), (1, NULL), (2, 30);
+    `;
+    const migrated = (sql: string) => {
+      const db = new Database(":memory:");
+      db.exec(start);
+      db.exec(sqlite.migrationScript(sql));
+      const state = Object.fromEntries(
+        ["customers", "orders"].map((table) => [
+          table,
+          {
+            columns: db.pragma(`table_info("${table}")`),
+            indexes: db.pragma(`index_list("${table}")`),
+            references: db.pragma(`foreign_key_list("${table}")`),
+            rows: db.prepare(`SELECT * FROM "${table}" ORDER BY "id"`).all(),
+          },
+        ]),
+      );
+      db.exec(`INSERT INTO "customers" ("name") VALUES ('Linus')`);
+      const added = db.prepare(`SELECT * FROM "customers" WHERE "name" = 'Linus'`).get();
+      db.close();
+      return { state, added };
+    };
+    const rewritten = sqlite.diffSql(prisma, schemaOf(before), schemaOf(after));
+    expect(rewritten).not.toContain(`"new_customers"`);
+    const [rebuilt, inPlace] = [migrated(prisma), migrated(rewritten)];
+    expect(inPlace).toEqual(rebuilt);
+    expect(inPlace.state.customers!.rows).toEqual([
+      { id: 1, name: "Ada", phone: "+44 20 7946 0958", tier: "basic", score: 1.5 },
+      { id: 2, name: "Grace", phone: null, tier: "basic", score: 1.5 },
+    ]);
+    expect(inPlace.added).toEqual({ id: 3, name: "Linus", phone: null, tier: "basic", score: 1.5 });
+  });
+
+  /**
+   * A rebuild of customers as Prisma writes it: the new table's columns, the columns copied (and
+   * what is selected for them), the indexes made again.
+   */
+  const rebuild = (columns: string[], copied: string[], indexes: string[] = [], selected = copied) =>
+    [
+      "-- RedefineTables",
+      ...pragmas,
+      `CREATE TABLE "new_customers" (`,
+      columns.map((column) => `    ${column}`).join(",\n"),
+      `);`,
+      `INSERT INTO "new_customers" (${copied.join(", ")}) SELECT ${selected.join(", ")} FROM "customers";`,
+      `DROP TABLE "customers";`,
+      `ALTER TABLE "new_customers" RENAME TO "customers";`,
+      ...indexes,
+      ...pragmasAfter,
+    ].join("\n");
+  const kept = [`"id" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT`, `"name" TEXT NOT NULL`, `"phone" TEXT`];
+  const copied = [`"id"`, `"name"`, `"phone"`];
+  const customers = (fields: RawTable["fields"], rest: Partial<RawTable> = {}) =>
+    schemaOf(shop({ customers: { fields, ...rest }, orders: before.tables.orders! }));
+  const was = { name: { type: "TEXT", required: true }, phone: "PHONE" } as const;
+
+  it("(control) rewrites such a rebuild when the column is appended", () => {
+    const sql = rebuild([...kept, `"tier" TEXT NOT NULL DEFAULT 'basic'`], copied);
+    expect(
+      sqlite.diffSql(
+        sql,
+        customers(was),
+        customers({ ...was, tier: { type: "TEXT", required: true, default: "basic" } }),
+      ),
+    ).toBe(
+      `-- Columns added in place (tablegen): SQLite adds them to "customers" without copying a row.\nALTER TABLE "customers" ADD COLUMN "tier" TEXT NOT NULL DEFAULT 'basic';\n`,
+    );
+  });
+
+  const tier = { type: "TEXT", required: true, default: "basic" } as const;
+  const rebuilds: [string, string, string, string | undefined][] = [
+    [
+      "the first migration (nothing to diff from)",
+      rebuild([...kept, `"tier" TEXT NOT NULL DEFAULT 'basic'`], copied),
+      customers({ ...was, tier }),
+      undefined,
+    ],
+    [
+      "a column added before the table's others (SQLite adds a column last)",
+      rebuild([kept[0]!, kept[1]!, `"tier" TEXT NOT NULL DEFAULT 'basic'`, kept[2]!], copied),
+      customers({ name: was.name, tier, phone: was.phone }),
+      customers(was),
+    ],
+    [
+      "a unique column (its index is made with the rebuild's)",
+      rebuild([...kept, `"tier" TEXT NOT NULL DEFAULT 'basic'`], copied, [
+        `CREATE UNIQUE INDEX "customers_tier_key" ON "customers"("tier");`,
+      ]),
+      customers({ ...was, tier: { ...tier, unique: true } }),
+      customers(was),
+    ],
+    [
+      "a column with an index",
+      rebuild([...kept, `"tier" TEXT NOT NULL DEFAULT 'basic'`], copied, [
+        `CREATE INDEX "customers_tier_idx" ON "customers"("tier");`,
+      ]),
+      customers({ ...was, tier: { ...tier, index: true } }),
+      customers(was),
+    ],
+    [
+      "a column whose default is an expression (default: now)",
+      rebuild([...kept, `"joined" DATETIME NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%S.000+00:00', 'now'))`], copied),
+      customers({ ...was, joined: { type: "DATETIME", required: true, default: "now" } }),
+      customers(was),
+    ],
+    [
+      "a column changed beside the one added",
+      rebuild(
+        [kept[0]!, kept[1]!, `"phone" TEXT NOT NULL DEFAULT 'none'`, `"tier" TEXT NOT NULL DEFAULT 'basic'`],
+        copied,
+        [],
+        [`"id"`, `"name"`, `coalesce("phone", 'none') AS "phone"`],
+      ),
+      customers({ ...was, phone: { type: "PHONE", required: true, default: "none" }, tier }),
+      customers(was),
+    ],
+  ];
+
+  it.each(rebuilds)("keeps the rebuild for %s", (_, sql, to, from) => {
+    expect(sqlite.diffSql(sql, from, to)).toBe(sql);
+  });
+
+  it("is Prisma's diff as it is on PostgreSQL", () => {
+    const sql = `ALTER TABLE "customers" ADD COLUMN "tier" TEXT NOT NULL DEFAULT 'basic';\n`;
+    expect(postgresql.diffSql(sql, schemaOf(before), schemaOf(after))).toBe(sql);
   });
 });
 
