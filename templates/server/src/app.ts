@@ -1,5 +1,4 @@
 import type https from "node:https";
-import cors from "@fastify/cors";
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from "fastify";
 import type { Config } from "./config.js";
 import type { Db } from "./db.js";
@@ -60,6 +59,8 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   });
 
   if (corsEnabled) {
+    // Loaded only when CORS is on: a few milliseconds of every start otherwise.
+    const { default: cors } = await import("@fastify/cors");
     await app.register(cors, {
       origin: config.corsOrigins,
       // Every method a route may serve (the contract's GET, HEAD, POST and DELETE, and any of your own
