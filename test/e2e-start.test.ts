@@ -44,7 +44,13 @@ describe("npm start (run.js)", () => {
   let dir: string;
   let db: LiveDatabase;
   let server: RunningServer | undefined;
-  const run = (args: string[]) => execa(process.execPath, ["run.js", ...args], { cwd: dir, reject: false });
+  const run = (args: string[]) =>
+    execa(process.execPath, ["run.js", ...args], {
+      cwd: dir,
+      env: { DATABASE_URL: db.url, API_SIGNATURE_KEY: KEY, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "warn" },
+      reject: false,
+      timeout: 30_000,
+    });
   const start = async () => {
     server = await startTranspiled(dir, { DATABASE_URL: db.url, API_SIGNATURE_KEY: KEY });
     answersOutsideDocuments(server.url);
@@ -135,6 +141,27 @@ describe("npm start (run.js)", () => {
     expect(result.stderr).toContain("src/custom/routes.ts:1:14:");
     await writeFile(join(dir, "src/custom/routes.ts"), routes("Hello"));
     expect((await run([])).exitCode).toBe(0);
+  });
+
+  it("does not start on a route schema Ajv cannot compile (no meta-schema check, but compiling still refuses)", async () => {
+    await writeFile(
+      join(dir, "src/custom/routes.ts"),
+      `import type { FastifyPluginAsync } from "fastify";
+
+const routes: FastifyPluginAsync = async (app) => {
+  app.get("/hello", { schema: { querystring: { type: "object", required: "name" } } }, async () => ({}));
+};
+
+export default routes;
+`,
+    );
+    const result = await run(["server"]);
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).not.toContain("Listening on");
+    expect(result.stderr).toContain(
+      'Failed building the validation schema for GET: /blog/hello, due to error required value must be ["array"]',
+    );
+    await writeFile(join(dir, "src/custom/routes.ts"), routes("Hello"));
   });
 
   it("refuses an entry point that src/ does not have", async () => {
