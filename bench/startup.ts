@@ -11,11 +11,17 @@
 //   node dist/server.js                         the server alone: no check of src/, stack traces unmapped
 //   node --enable-source-maps dist/server.js    the server as npm start ran it before run.js
 //
+// Then, as many times, the phases of node's start inside one process (bench/startup-phases.mjs, copied
+// into the server): CPU time of each, median.
+//
 // Knobs: BENCH_STARTS, BENCH_KEEP=1 (keep the scratch directory). Raw numbers: .tmp/bench-startup.json.
 import { readFileSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
+import { copyFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { execa } from "execa";
 import {
+  BENCH,
+  KEY,
   median,
   migrate,
   REPO,
@@ -63,6 +69,15 @@ async function main() {
         runs[index]!.cpuMs.push(run.cpuMs);
       }
     }
+    await copyFile(join(BENCH, "startup-phases.mjs"), join(serverDir, "startup-phases.mjs"));
+    const phases: Record<string, number>[] = [];
+    for (let i = 0; i < STARTS; i++) {
+      const { stdout } = await execa(process.execPath, ["startup-phases.mjs"], {
+        cwd: serverDir,
+        env: { DATABASE_URL: "file:./data.db", API_SIGNATURE_KEY: KEY, LOG_LEVEL: "warn" },
+      });
+      phases.push(JSON.parse(stdout.trim().split("\n").at(-1)!) as Record<string, number>);
+    }
     const loadAfter = loadAverage();
 
     const lines = [
@@ -74,9 +89,19 @@ async function main() {
       ...COMMANDS.map(
         ({ label }, index) => `| \`${label}\` | ${range(runs[index]!.ms)} | ${range(runs[index]!.cpuMs)} |`,
       ),
+      ``,
+      `| phase of node's start, in one process (bench/startup-phases.mjs) | CPU ms, median (min–max) |`,
+      `|---|--:|`,
+      ...Object.keys(phases[0]!).map((phase) => `| ${phase} | ${range(phases.map((run) => run[phase]!))} |`),
     ];
     console.log(lines.join("\n"));
-    const raw = { loadBefore, loadAfter, transpileMs, commands: COMMANDS.map((c, i) => ({ ...c, ...runs[i] })) };
+    const raw = {
+      loadBefore,
+      loadAfter,
+      transpileMs,
+      commands: COMMANDS.map((command, index) => ({ ...command, ...runs[index] })),
+      phases,
+    };
     await writeFile(join(REPO, ".tmp", "bench-startup.json"), JSON.stringify(raw, null, 2) + "\n");
   } finally {
     if (settings.keep) console.log(`kept ${work}`);
