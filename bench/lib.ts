@@ -3,7 +3,7 @@
 // load runs.
 import { fork, spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { copyFileSync, existsSync } from "node:fs";
+import { copyFileSync, existsSync, utimesSync } from "node:fs";
 import { mkdir, mkdtemp, rename, rm } from "node:fs/promises";
 import { request as httpRequest } from "node:http";
 import { createServer } from "node:net";
@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { execa } from "execa";
 import type { LoadResult, LoadSpec } from "./load.ts";
-import { treeMemory } from "./proc.ts";
+import { treeCpuMs, treeMemory } from "./proc.ts";
 
 export const REPO = fileURLToPath(new URL("..", import.meta.url));
 export const BENCH = join(REPO, "bench");
@@ -135,9 +135,9 @@ export async function buildServer(serverDir: string): Promise<number> {
 export const PROD_DIR = "dist-prod";
 
 /**
- * The generated server's `npm run -s transpile`, the first step of its `npm start` and
- * `npm run cluster` (esbuild strips the types of every .ts file under src/ into dist/, with source
- * maps); wall time in ms, npm included.
+ * The generated server's `npm run -s transpile` (`node run.js`: esbuild strips the types of every
+ * .ts file under src/ that changed since its last run into dist/, with source maps), what its
+ * `npm start` and `npm run cluster` do first; wall time in ms, npm included.
  */
 export async function transpileServer(serverDir: string): Promise<number> {
   const start = performance.now();
@@ -246,7 +246,8 @@ export function copyDatabase(from: string, to: string): void {
 // ---- servers -------------------------------------------------------------------------------
 
 /**
- * generated: `node --enable-source-maps dist/server.js`; cluster: the same with dist/cluster.js;
+ * generated: `node run.js server`, as `npm start` runs it (run.js finds dist/ up to date, then runs
+ * dist/server.js in the same process); cluster: `node run.js cluster`;
  * ceiling: bench/ceiling.ts (the generated server's costs, written by hand); lean: bench/lean.ts
  * (the fastest honest server for the same contract).
  */
@@ -314,9 +315,9 @@ export function serverArgs(options: Pick<ServerOptions, "kind" | "serverDir" | "
   const nodeArgs = options.nodeArgs ?? [];
   if (options.kind === "ceiling" || options.kind === "lean")
     return [...nodeArgs, "--enable-source-maps", ceilingFile(options.serverDir, options.kind)];
-  if (options.kind === "cluster") return [...nodeArgs, "--enable-source-maps", "dist/cluster.js"];
+  if (options.kind === "cluster") return [...nodeArgs, "run.js", "cluster"];
   if (options.compiled) return [...nodeArgs, `${PROD_DIR}/server.js`];
-  return [...nodeArgs, "--enable-source-maps", "dist/server.js"];
+  return [...nodeArgs, "run.js", "server"];
 }
 
 interface Launched {
@@ -485,13 +486,34 @@ export async function startServer(options: ServerOptions): Promise<Server> {
 }
 
 /**
- * `npm start` as a user runs it (npm, then its `npm run -s transpile`, then node on dist/server.js),
- * from spawn to the first 200 answer of a list request, ms; then stops the whole process group.
+ * `npm start` as a user runs it (npm, then `node run.js server`: src/ checked against dist/, then
+ * dist/server.js), from spawn to the first 200 answer of a list request, ms; then stops the whole
+ * process group. With `edited`, that file of the server is touched first, as an edit would: the start
+ * then transpiles it.
  */
-export async function timeNpmStart(serverDir: string, databaseUrl: string): Promise<number> {
-  const launched = await launch("npm start", "npm", ["start"], { serverDir, databaseUrl });
+export async function timeNpmStart(serverDir: string, databaseUrl: string, edited?: string): Promise<number> {
+  return (await timeStart(["npm", "start"], serverDir, databaseUrl, edited)).ms;
+}
+
+/**
+ * Any command that starts the generated server (`npm start`, `node run.js server`…), timed as
+ * timeNpmStart times `npm start`: ms from spawn to the first 200 list answer, and the CPU time its
+ * processes had used by then (those it waited for included), ms; then the whole group is stopped.
+ */
+export async function timeStart(
+  [command, ...args]: string[],
+  serverDir: string,
+  databaseUrl: string,
+  edited?: string,
+): Promise<{ ms: number; cpuMs: number }> {
+  if (edited !== undefined) {
+    const now = new Date();
+    utimesSync(join(serverDir, edited), now, now);
+  }
+  const launched = await launch(command!, command!, args, { serverDir, databaseUrl });
   try {
-    return (await launched.firstAnswer()) - launched.start;
+    const ms = (await launched.firstAnswer()) - launched.start;
+    return { ms, cpuMs: treeCpuMs(launched.child.pid!) };
   } finally {
     // A SIGTERM to npm does not reach the node under its sh: signal the whole group.
     await launched.stop(true);

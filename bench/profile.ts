@@ -1,7 +1,7 @@
 // `npm run bench -- --profile` (or `npx tsx bench/profile.ts`): where the generated server spends
 // its CPU compared with the ceiling. For each endpoint and each server, a fresh server process runs
-// under the profiler, started as `npm start` starts it after its transpile
-// (`node --cpu-prof --enable-source-maps dist/server.js`; the ceiling, transpiled by esbuild the same
+// under the profiler, started as `npm start` starts it, without npm
+// (`node --cpu-prof run.js server`; the ceiling, transpiled by esbuild the same
 // way, `node --cpu-prof --enable-source-maps ceiling.mjs`), gets a warm-up and then
 // PROFILE_DURATION seconds of load; only the samples taken during that window count (profile
 // timestamps and process.hrtime share the monotonic clock). Self time is summed by function and by
@@ -219,7 +219,7 @@ function renderStartup(results: Partial<Record<StartMode, Summary>>): string {
     `### start-up: spawn → first list answer (main thread, mean of ${STARTS} starts)`,
     ``,
     `Busy main-thread time per start: ${modes.map((mode) => `${mode} ${ms(results[mode]!, results[mode]!.busy)} ms`).join(", ")} ` +
-      `(generated: \`node --enable-source-maps dist/server.js\`, as \`npm start\` runs it after its transpile; compiled: ` +
+      `(generated: \`node run.js server\`, as \`npm start\` runs it, dist/ up to date; compiled: ` +
       `tsc's output, \`node dist/server.js\`; ceiling: esbuild's output, \`node --enable-source-maps\`).`,
     ``,
     `| package / category | ${modes.map((mode) => `${mode} ms`).join(" | ")} |`,

@@ -22,3 +22,18 @@ describe.each(EXAMPLES)("the generated %s server", (example) => {
     expect(result.exitCode).toBe(0);
   });
 });
+
+describe("the generated run.js (npm start)", () => {
+  it("type-checks as JavaScript (// @ts-check) under the server's strict options", { timeout: 90_000 }, async () => {
+    const { dir } = await sharedExample("blog");
+    const options = ["--strict", "--noUncheckedIndexedAccess", "--noUnusedLocals", "--noUnusedParameters"];
+    const target = ["--target", "ES2022", "--module", "NodeNext", "--moduleResolution", "NodeNext"];
+    const result = await execa(
+      process.execPath,
+      [TSC, "--noEmit", "--allowJs", "--checkJs", "--skipLibCheck", "--types", "node", ...options, ...target, "run.js"],
+      { cwd: dir, reject: false },
+    );
+    expect(result.stdout + result.stderr).toBe("");
+    expect(result.exitCode).toBe(0);
+  });
+});

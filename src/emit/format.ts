@@ -14,6 +14,7 @@ import { OWNED_FILES, fileTree, ownedListing, textHash, type FileTree } from "..
  */
 const PARSERS: [RegExp, string][] = [
   [/\.ts$/, "babel-ts"],
+  [/\.js$/, "babel"],
   [/\.json$/, "json"],
   [/\.md$/, "markdown"],
 ];

@@ -22,6 +22,7 @@ const SHARED_FILES: Record<string, string> = {
   ".prettierrc.json": "prettierrc.json",
   "tsconfig.json": "tsconfig.json",
   "tsconfig.build.json": "tsconfig.build.json",
+  "run.js": "run.js",
   "src/app.ts": "src/app.ts",
   "src/cluster.ts": "src/cluster.ts",
   "src/env.ts": "src/env.ts",

@@ -29,12 +29,12 @@ export function packageJson(model: Model, target: Target, sources: Sources): str
     type: "module",
     engines: { node: ">=20.12" },
     scripts: {
-      // `npm start` needs no build: esbuild strips the types (in tens of milliseconds) and Node runs
-      // plain JavaScript, without a TypeScript loader in the running server.
-      transpile:
-        'esbuild "src/**/*.ts" --outdir=dist --platform=node --target=node20 --format=esm --sourcemap --log-level=warning',
-      start: "npm run -s transpile && node --enable-source-maps dist/server.js",
-      cluster: "npm run -s transpile && node --enable-source-maps dist/cluster.js",
+      // `npm start` needs no build: run.js has esbuild strip the types of what changed under src/
+      // (nothing, most times) and runs plain JavaScript in the same process, without a nested npm or
+      // a TypeScript loader in the running server.
+      transpile: "node run.js",
+      start: "node run.js server",
+      cluster: "node run.js cluster",
       migrate: target.migrateScript,
       build: "prisma generate && tsc -p tsconfig.build.json",
       "start:prod": "node dist/server.js",

@@ -39,7 +39,7 @@ export const sqlite: Target = {
   runtimeFiles: { "src/prisma-adapter.ts": "sqlite-prisma-adapter.ts" },
   dependencies: ["@prisma/adapter-better-sqlite3", "better-sqlite3"],
   devDependencies: ["@types/better-sqlite3"],
-  migrateScript: "prisma migrate deploy && npm run -s transpile && node dist/wal.js",
+  migrateScript: "prisma migrate deploy && node run.js wal",
   label: "SQLite",
   implicitDatabaseUrl: "file:./data.db",
   defaultDatabaseUrl: () => "file:./data.db",

@@ -15,38 +15,39 @@ export async function migrate(dir: string, env: Record<string, string>): Promise
   await execa("npm", ["run", "--silent", "migrate"], { cwd: dir, env });
 }
 
-/** `npm run transpile` in a generated server: its sources as JavaScript in dist/, what `npm start` runs first. */
+/** `npm run transpile` in a generated server: its sources as JavaScript in dist/, what `npm start` does first. */
 export async function transpile(dir: string): Promise<void> {
   await execa("npm", ["run", "--silent", "transpile"], { cwd: dir });
 }
 
-/** The command `npm start` runs after transpiling, without npm in between. */
-export const START = [process.execPath, "--enable-source-maps", "dist/server.js"] as const;
+/** The command `npm start` runs, without npm in between (run.js transpiles only what changed, then runs it). */
+export const START = [process.execPath, "run.js", "server"] as const;
 
 /**
- * Starts a generated server as `npm start` does (or `npm run cluster` with dist/cluster.js) on a
- * free port; resolves once it listens.
+ * Starts a generated server as `npm start` does (or `npm run cluster` with the entry "cluster") on
+ * a free port; resolves once it listens.
  */
 export async function startServer(
   dir: string,
   env: Record<string, string>,
-  script = "dist/server.js",
+  entry: "server" | "cluster" = "server",
 ): Promise<RunningServer> {
   await transpile(dir);
-  return startTranspiled(dir, env, script);
+  return startTranspiled(dir, env, entry);
 }
 
 /**
- * Starts a server that is transpiled already, as `npm run start:prod` does: a shared example
- * (test/helpers/shared-examples.ts), which is transpiled once and never written to again.
+ * Starts a server that is transpiled already, as `npm start` does (run.js finds nothing changed, so
+ * it writes nothing): a shared example (test/helpers/shared-examples.ts), which is transpiled once
+ * and never written to again.
  */
 export async function startTranspiled(
   dir: string,
   env: Record<string, string>,
-  script = "dist/server.js",
+  entry: "server" | "cluster" = "server",
 ): Promise<RunningServer> {
   const [node, ...args] = START;
-  const child = execa(node, [...args.slice(0, -1), script], {
+  const child = execa(node, [...args.slice(0, -1), entry], {
     cwd: dir,
     env: { HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "warn", ...env },
     reject: false,
