@@ -294,22 +294,37 @@ function ratios<R extends PgRound>(generated: R[], lean: R[]): Ratios {
   };
 }
 
+export interface PgSetUp {
+  /** The generated server's directory (transpiled), with bench/lean-pg.ts transpiled beside it. */
+  serverDir: string;
+  /** PostgreSQL's version line. */
+  version: string;
+  /** Starts reading PostgreSQL's CPU time; the function returned gives the ms used since. */
+  databaseCpu: () => () => number;
+  /** A fresh copy of the migrated, seeded database under this name; its URL. */
+  copy: (name: string) => Promise<string>;
+  /** Stops PostgreSQL and removes the work directory (unless BENCH_KEEP=1). */
+  stop: () => Promise<void>;
+}
+
 /**
- * The PostgreSQL benchmark. `measureRound` is bench/run.ts's (the same load, CPU and noise readings
- * as the SQLite rounds); `running` collects the servers started, for the caller to stop on failure.
+ * The blog example generated for PostgreSQL and transpiled, the lean pg ceiling transpiled, a
+ * throwaway PostgreSQL with a migrated and seeded database to copy (bench/pg.ts and
+ * `npm run bench -- --profile` with PROFILE_DATABASE=postgresql).
  */
-export async function pgBenchmark<R extends PgRound>(
-  measureRound: MeasureRound<R>,
-  running: Server[],
-): Promise<PgResult<R>> {
+export async function setUpPostgres(): Promise<PgSetUp | { skipped: string }> {
   const bin = findPostgres();
   if (!bin) {
-    log("no PostgreSQL server programs (initdb, pg_ctl) found: the PostgreSQL benchmark is left out");
+    log("no PostgreSQL server programs (initdb, pg_ctl) found: PostgreSQL is left out");
     return { skipped: "no PostgreSQL server programs (initdb, pg_ctl) on this machine" };
   }
   const work = await workDir("bench-pg");
   const serverDir = join(work, "server");
   let postgres: PostgresServer | undefined;
+  const stop = async () => {
+    postgres?.stop();
+    await removeWorkDir(work);
+  };
   try {
     log(`generating examples/blog.yaml for PostgreSQL into ${serverDir}`);
     const manifest = join(work, "blog.yaml");
@@ -321,14 +336,41 @@ export async function pgBenchmark<R extends PgRound>(
     await transpileCeiling(serverDir, ["lean-pg"]);
 
     postgres = await startPostgres(bin);
+    const server = postgres;
     const postmaster = parentOf((await admin(postgres, ["CREATE DATABASE bench_seed"]))!)!;
     const seedUrl = `${postgres.url}/bench_seed`;
     await migrate(serverDir, seedUrl);
     await seedPostgres(seedUrl);
     const version = (await pgVersion(seedUrl)).replace(/ on .*/, "");
     log(`${version}, postmaster ${postmaster}; migrated and seeded`);
-    const databaseCpu = postgresCpu(postmaster);
+    return {
+      serverDir,
+      version,
+      databaseCpu: postgresCpu(postmaster),
+      copy: async (name) => {
+        await admin(server, [`CREATE DATABASE "${name}" TEMPLATE bench_seed`]);
+        return `${server.url}/${name}`;
+      },
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
 
+/**
+ * The PostgreSQL benchmark. `measureRound` is bench/run.ts's (the same load, CPU and noise readings
+ * as the SQLite rounds); `running` collects the servers started, for the caller to stop on failure.
+ */
+export async function pgBenchmark<R extends PgRound>(
+  measureRound: MeasureRound<R>,
+  running: Server[],
+): Promise<PgResult<R>> {
+  const setup = await setUpPostgres();
+  if ("skipped" in setup) return setup;
+  const { serverDir, version, databaseCpu, copy } = setup;
+  try {
     const only = process.env.BENCH_ENDPOINTS?.split(",");
     const endpoints = ENDPOINTS.filter((entry) => !only || only.includes(entry.name));
     const loaded = SERVERS.filter((server) => settings.cluster || server.workers === 0);
@@ -337,12 +379,10 @@ export async function pgBenchmark<R extends PgRound>(
     for (let round = 1; round <= settings.rounds; round++) {
       const servers = new Map<Label, Server>();
       for (const entry of loaded) {
-        const database = `${entry.label.replaceAll("-", "_")}_${round}`;
-        await admin(postgres, [`CREATE DATABASE "${database}" TEMPLATE bench_seed`]);
         const server = await startServer({
           kind: entry.kind,
           serverDir,
-          databaseUrl: `${postgres.url}/${database}`,
+          databaseUrl: await copy(`${entry.label.replaceAll("-", "_")}_${round}`),
           ...(entry.workers > 0 && { env: { WORKERS: String(entry.workers) } }),
         });
         running.push(server);
@@ -382,8 +422,7 @@ export async function pgBenchmark<R extends PgRound>(
   } finally {
     for (const server of [...running]) await server.stop().catch(() => {});
     running.length = 0;
-    postgres?.stop();
-    await removeWorkDir(work);
+    await setup.stop();
   }
 }
 
