@@ -32,12 +32,15 @@
 //   6. how cost grows with the table (bench/growth.ts): show, the first page and the whole list of
 //      users at 100, 10,000 and 1,000,000 rows beside the lean ceiling, and migrate of a
 //      1,000,000-row table for an added and a renamed field. BENCH_GROWTH=0 leaves it out.
+//   7. PostgreSQL (bench/pg.ts): the example generated for PostgreSQL against the lean pg ceiling
+//      (bench/lean-pg.ts) on a throwaway PostgreSQL, one and two processes of each, show, list,
+//      query and create. BENCH_PG=0 leaves it out; `npm run bench -- --pg` runs it alone.
 //
 // Environment: BENCH_DURATION (5 s), BENCH_ROUNDS (3), BENCH_WARMUP (1.5 s), BENCH_CONNECTIONS (10),
 // BENCH_STARTS (5), BENCH_GENERATIONS (3), BENCH_ENDPOINTS (show,list,query,create), BENCH_CLUSTER=0
 // (leave the cluster out), BENCH_PEERS=0 (leave the peers out), BENCH_GROWTH=0 (leave out how cost grows with
-// the table; its own knobs are in bench/growth.ts), BENCH_KEEP=1 (keep .tmp/bench-*). `npm run bench -- --profile` runs
-// bench/profile.ts instead. Everything listens on 127.0.0.1 only. Raw results:
+// the table; its own knobs are in bench/growth.ts), BENCH_PG=0 (leave PostgreSQL out), BENCH_KEEP=1 (keep
+// .tmp/bench-*). `npm run bench -- --profile` runs bench/profile.ts instead. Everything listens on 127.0.0.1 only. Raw results:
 // .tmp/bench-results.json.
 import { availableParallelism, cpus, release, totalmem } from "node:os";
 import { existsSync } from "node:fs";
