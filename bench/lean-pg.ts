@@ -25,6 +25,7 @@
 // (comma-separated), LOG_LEVEL, WORKERS. Prints "Listening on <url>" once it listens (each worker).
 import cluster from "node:cluster";
 import { timingSafeEqual } from "node:crypto";
+import { Readable } from "node:stream";
 import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest } from "fastify";
 import pg from "pg";
 
@@ -277,7 +278,7 @@ async function serve() {
       if (rows.length <= BATCH) return { success: true, message: "Data found.", data: rows };
       // A table larger than a batch: streamed a batch at a time, never held whole.
       reply.type("application/json; charset=utf-8");
-      return reply.send(streamed(rows.slice(0, BATCH)));
+      return reply.send(Readable.from(streamed(rows.slice(0, BATCH)), { objectMode: false }));
     },
   );
 
