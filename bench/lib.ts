@@ -46,6 +46,8 @@ export const settings = {
   peers: process.env.BENCH_PEERS !== "0",
   /** BENCH_GROWTH=0 leaves out how cost grows with the table (bench/growth.ts). */
   growth: process.env.BENCH_GROWTH !== "0",
+  /** BENCH_PG=0 leaves out PostgreSQL (bench/pg.ts: the generated server against the lean pg ceiling). */
+  pg: process.env.BENCH_PG !== "0",
 };
 
 // ---- processes that must not outlive the benchmark -----------------------------------------
@@ -149,18 +151,24 @@ export async function transpileServer(serverDir: string): Promise<number> {
   return ms;
 }
 
+/** The hand-written servers: bench/<kind>.ts, transpiled to <kind>.mjs by transpileCeiling. */
+export type CeilingKind = "ceiling" | "lean" | "lean-pg";
+const isCeiling = (kind: ServerKind): kind is CeilingKind =>
+  kind === "ceiling" || kind === "lean" || kind === "lean-pg";
+
 /** Where transpileCeiling writes a ceiling: the work directory, next to the server's. */
-export const ceilingFile = (serverDir: string, kind: "ceiling" | "lean" = "ceiling") =>
+export const ceilingFile = (serverDir: string, kind: CeilingKind = "ceiling") =>
   join(dirname(serverDir), `${kind}.mjs`);
 
 /**
- * bench/ceiling.ts and bench/lean.ts stripped of their types by esbuild (node_modules/.bin/esbuild,
- * with the options of the generated server's transpile), so that every server runs as plain
- * JavaScript under `node --enable-source-maps`; wall time in ms (both files).
+ * bench/ceiling.ts and bench/lean.ts (or the kinds given: bench/lean-pg.ts) stripped of their types
+ * by esbuild (node_modules/.bin/esbuild, with the options of the generated server's transpile), so
+ * that every server runs as plain JavaScript under `node --enable-source-maps`; wall time in ms (all
+ * the files).
  */
-export async function transpileCeiling(serverDir: string): Promise<number> {
+export async function transpileCeiling(serverDir: string, kinds: CeilingKind[] = ["ceiling", "lean"]): Promise<number> {
   const start = performance.now();
-  for (const kind of ["ceiling", "lean"] as const) {
+  for (const kind of kinds) {
     await execa(
       join(REPO, "node_modules", ".bin", "esbuild"),
       [
@@ -249,9 +257,10 @@ export function copyDatabase(from: string, to: string): void {
  * generated: `node run.js server`, as `npm start` runs it (run.js finds dist/ up to date, then runs
  * dist/server.js in the same process); cluster: `node run.js cluster`;
  * ceiling: bench/ceiling.ts (the generated server's costs, written by hand); lean: bench/lean.ts
- * (the fastest honest server for the same contract).
+ * (the fastest honest server for the same contract); lean-pg: bench/lean-pg.ts (the same on
+ * PostgreSQL; with WORKERS in its environment, that many processes under node:cluster).
  */
-export type ServerKind = "generated" | "ceiling" | "lean" | "cluster";
+export type ServerKind = "generated" | "ceiling" | "lean" | "lean-pg" | "cluster";
 
 export interface ServerOptions {
   kind: ServerKind;
@@ -313,7 +322,7 @@ export const LIST_PATH = "/blog/users/v1/list";
 /** The node command line of a server (after the node binary). */
 export function serverArgs(options: Pick<ServerOptions, "kind" | "serverDir" | "nodeArgs" | "compiled">): string[] {
   const nodeArgs = options.nodeArgs ?? [];
-  if (options.kind === "ceiling" || options.kind === "lean")
+  if (isCeiling(options.kind))
     return [...nodeArgs, "--enable-source-maps", ceilingFile(options.serverDir, options.kind)];
   if (options.kind === "cluster") return [...nodeArgs, "run.js", "cluster"];
   if (options.compiled) return [...nodeArgs, `${PROD_DIR}/server.js`];
@@ -433,17 +442,16 @@ async function launch(
  * core unless WORKERS is in options.env) before its memory is read.
  */
 export async function startServer(options: ServerOptions): Promise<Server> {
-  const script =
-    options.kind === "ceiling" || options.kind === "lean"
-      ? ceilingFile(options.serverDir, options.kind)
-      : join(
-          options.serverDir,
-          options.compiled ? PROD_DIR : "dist",
-          options.kind === "cluster" ? "cluster.js" : "server.js",
-        );
+  const script = isCeiling(options.kind)
+    ? ceilingFile(options.serverDir, options.kind)
+    : join(
+        options.serverDir,
+        options.compiled ? PROD_DIR : "dist",
+        options.kind === "cluster" ? "cluster.js" : "server.js",
+      );
   if (!existsSync(script)) {
     throw new Error(
-      `${script} does not exist: run ${options.kind === "ceiling" || options.kind === "lean" ? "transpileCeiling" : options.compiled ? "buildServer" : "transpileServer"} first`,
+      `${script} does not exist: run ${isCeiling(options.kind) ? "transpileCeiling" : options.compiled ? "buildServer" : "transpileServer"} first`,
     );
   }
   const label = `${options.kind}${options.compiled ? " (compiled)" : ""} server`;
@@ -454,7 +462,8 @@ export async function startServer(options: ServerOptions): Promise<Server> {
   const readyAtUs = Number(process.hrtime.bigint() / 1000n);
 
   let allListeningMs: number | undefined;
-  if (options.kind === "cluster") {
+  // A cluster: the generated server's dist/cluster.js, or a ceiling given WORKERS (bench/lean-pg.ts).
+  if (options.kind === "cluster" || options.env?.WORKERS !== undefined) {
     const expected = Number(options.env?.WORKERS) || availableParallelism();
     const listening = () => launched.output().split("Listening on").length - 1;
     while (listening() < expected) {

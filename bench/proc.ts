@@ -27,7 +27,7 @@ export function machineCpuMs(): { busyMs: number; stealMs: number } {
 }
 
 /** The parent of a process (field 4 of /proc/<pid>/stat), or undefined once it has exited. */
-function parentOf(pid: number): number | undefined {
+export function parentOf(pid: number): number | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);

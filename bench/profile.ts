@@ -11,6 +11,8 @@
 // and `tablegen generate` of the synthetic 200-table manifest (bench/synthetic.ts), whose
 // `prisma migrate diff` child is not profiled (it shows as the main thread waiting).
 // PROFILE_AGAINST=lean compares with the lean ceiling (bench/lean.ts) instead of bench/ceiling.ts.
+// PROFILE_DATABASE=postgresql profiles the example generated for PostgreSQL against the lean pg
+// ceiling (bench/lean-pg.ts) on a throwaway PostgreSQL (bench/pg.ts), endpoints only.
 // PROFILE_ONLY=generation,startup,show,list,query,create picks sections; PROFILE_DURATION (8 s),
 // PROFILE_TOP (15), PROFILE_STARTS (3). The .cpuprofile files are kept in .tmp/bench-profiles/ for
 // Chrome DevTools. Positions in them are those of the JavaScript that ran (dist/*.js, ceiling.mjs):
@@ -19,6 +21,7 @@ import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { performance } from "node:perf_hooks";
 import { execa } from "execa";
 import { stringify } from "yaml";
+import { setUpPostgres } from "./pg.ts";
 import { syntheticManifest } from "./synthetic.ts";
 import { join } from "node:path";
 import {
@@ -44,7 +47,12 @@ import {
 const DURATION = Number(process.env.PROFILE_DURATION || 8);
 const TOP = Number(process.env.PROFILE_TOP || 15);
 /** PROFILE_AGAINST=lean profiles the lean ceiling (bench/lean.ts) instead of bench/ceiling.ts. */
-const AGAINST: "ceiling" | "lean" = process.env.PROFILE_AGAINST === "lean" ? "lean" : "ceiling";
+const POSTGRES = process.env.PROFILE_DATABASE === "postgresql";
+const AGAINST: "ceiling" | "lean" | "lean-pg" = POSTGRES
+  ? "lean-pg"
+  : process.env.PROFILE_AGAINST === "lean"
+    ? "lean"
+    : "ceiling";
 const KINDS: ServerKind[] = ["generated", AGAINST];
 
 interface CallFrame {
@@ -89,6 +97,7 @@ function packageOf(frame: CallFrame): string {
   if (url.startsWith(`file://${REPO}src/`)) return "tablegen (src/, through tsx)";
   if (url.endsWith("/ceiling.mjs")) return "ceiling (bench/ceiling.ts, transpiled)";
   if (url.endsWith("/lean.mjs")) return "lean ceiling (bench/lean.ts, transpiled)";
+  if (url.endsWith("/lean-pg.mjs")) return "lean pg ceiling (bench/lean-pg.ts, transpiled)";
   return url;
 }
 
@@ -158,19 +167,21 @@ function merge(summaries: Summary[]): Summary {
   return total;
 }
 
+/** A fresh copy of the seeded database for a profiled server; its DATABASE_URL. */
+type Copy = (kind: ServerKind, endpoint: Endpoint) => Promise<string>;
+
 async function profileOne(
   kind: ServerKind,
   endpoint: Endpoint,
   serverDir: string,
   profileDir: string,
+  copy: Copy,
 ): Promise<Summary> {
-  const database = `profile-${kind}-${endpoint.name}.db`;
-  copyDatabase(join(serverDir, "seed.db"), join(serverDir, database));
   const dir = join(profileDir, `${kind}-${endpoint.name}`);
   const server = await startServer({
     kind,
     serverDir,
-    databaseUrl: `file:./${database}`,
+    databaseUrl: await copy(kind, endpoint),
     nodeArgs: ["--cpu-prof", "--cpu-prof-dir", dir],
   });
   try {
@@ -336,11 +347,30 @@ function render(endpoint: Endpoint, summaries: Record<ServerKind, Summary>): str
   return lines.join("\n");
 }
 
-const work = await workDir("bench-profile");
-const profileDir = join(REPO, ".tmp", "bench-profiles");
-try {
-  await rm(profileDir, { recursive: true, force: true });
-  await mkdir(profileDir, { recursive: true });
+/** Each endpoint of the example generated for PostgreSQL, generated against the lean pg ceiling. */
+async function profilePostgres(profileDir: string): Promise<void> {
+  const setup = await setUpPostgres();
+  if ("skipped" in setup) throw new Error(`PROFILE_DATABASE=postgresql: ${setup.skipped}`);
+  try {
+    const only = process.env.PROFILE_ONLY?.split(",");
+    const sections = [
+      `## CPU profiles, PostgreSQL (${setup.version}; node --cpu-prof; under load: ${DURATION} s after a ${settings.warmup} s warm-up, ${settings.connections} connections)`,
+    ];
+    const copy: Copy = (kind, endpoint) => setup.copy(`profile_${kind.replaceAll("-", "_")}_${endpoint.name}`);
+    for (const endpoint of ENDPOINTS.filter((entry) => !only || only.includes(entry.name))) {
+      const summaries = {} as Record<ServerKind, Summary>;
+      for (const kind of KINDS) summaries[kind] = await profileOne(kind, endpoint, setup.serverDir, profileDir, copy);
+      sections.push(render(endpoint, summaries));
+    }
+    console.log(sections.join("\n\n"));
+    console.error(`[profile] profiles kept in ${profileDir}`);
+  } finally {
+    await setup.stop();
+  }
+}
+
+/** The example on SQLite: generation, start-up, and each endpoint against the ceiling. */
+async function profileSqlite(work: string, profileDir: string): Promise<void> {
   const serverDir = join(work, "server");
   await tablegenGenerate(join(REPO, "examples", "blog.yaml"), serverDir);
   await migrate(serverDir, "file:./seed.db");
@@ -372,11 +402,25 @@ try {
   }
   for (const endpoint of ENDPOINTS.filter((entry) => !only || only.includes(entry.name))) {
     const summaries = {} as Record<ServerKind, Summary>;
-    for (const kind of KINDS) summaries[kind] = await profileOne(kind, endpoint, serverDir, profileDir);
+    const copy: Copy = async (kind, endpoint) => {
+      const database = `profile-${kind}-${endpoint.name}.db`;
+      copyDatabase(join(serverDir, "seed.db"), join(serverDir, database));
+      return `file:./${database}`;
+    };
+    for (const kind of KINDS) summaries[kind] = await profileOne(kind, endpoint, serverDir, profileDir, copy);
     sections.push(render(endpoint, summaries));
   }
   console.log(sections.join("\n\n"));
   console.error(`[profile] profiles kept in ${profileDir}`);
+}
+
+const work = await workDir("bench-profile");
+const profileDir = join(REPO, ".tmp", "bench-profiles");
+try {
+  await rm(profileDir, { recursive: true, force: true });
+  await mkdir(profileDir, { recursive: true });
+  if (POSTGRES) await profilePostgres(profileDir);
+  else await profileSqlite(work, profileDir);
 } finally {
   await removeWorkDir(work);
 }

@@ -32,12 +32,15 @@
 //   6. how cost grows with the table (bench/growth.ts): show, the first page and the whole list of
 //      users at 100, 10,000 and 1,000,000 rows beside the lean ceiling, and migrate of a
 //      1,000,000-row table for an added and a renamed field. BENCH_GROWTH=0 leaves it out.
+//   7. PostgreSQL (bench/pg.ts): the example generated for PostgreSQL against the lean pg ceiling
+//      (bench/lean-pg.ts) on a throwaway PostgreSQL, one and two processes of each, show, list,
+//      query and create. BENCH_PG=0 leaves it out; `npm run bench -- --pg` runs it alone.
 //
 // Environment: BENCH_DURATION (5 s), BENCH_ROUNDS (3), BENCH_WARMUP (1.5 s), BENCH_CONNECTIONS (10),
 // BENCH_STARTS (5), BENCH_GENERATIONS (3), BENCH_ENDPOINTS (show,list,query,create), BENCH_CLUSTER=0
 // (leave the cluster out), BENCH_PEERS=0 (leave the peers out), BENCH_GROWTH=0 (leave out how cost grows with
-// the table; its own knobs are in bench/growth.ts), BENCH_KEEP=1 (keep .tmp/bench-*). `npm run bench -- --profile` runs
-// bench/profile.ts instead. Everything listens on 127.0.0.1 only. Raw results:
+// the table; its own knobs are in bench/growth.ts), BENCH_PG=0 (leave PostgreSQL out), BENCH_KEEP=1 (keep
+// .tmp/bench-*). `npm run bench -- --profile` runs bench/profile.ts instead. Everything listens on 127.0.0.1 only. Raw results:
 // .tmp/bench-results.json.
 import { availableParallelism, cpus, release, totalmem } from "node:os";
 import { existsSync } from "node:fs";
@@ -70,12 +73,16 @@ import {
   workDir,
   type Endpoint,
   type Server,
-  type ServerKind,
+  type ServerKind as AnyServerKind,
 } from "./lib.ts";
 import type { LoadResult } from "./load.ts";
 import { generationBenchmark, type GenerationTimes } from "./synthetic.ts";
 import { growthBenchmark, renderGrowth, type GrowthResult } from "./growth.ts";
+import { pgBenchmark, renderPg, type PgResult } from "./pg.ts";
 import { ensurePeers, jsonServerUsers, pocketbaseUsers, type User, type UsersPeer } from "./peers.ts";
+
+/** The SQLite servers (bench/pg.ts loads the PostgreSQL ones). */
+type ServerKind = Exclude<AnyServerKind, "lean-pg">;
 
 /** The servers compared: the generated server (one process), the ceiling and the lean ceiling. */
 const KINDS: ServerKind[] = ["generated", "ceiling", "lean"];
@@ -114,6 +121,8 @@ interface Round extends LoadResult {
   loadCores: number;
   /** CPU used by anything else on the machine during the round (other people's processes), in cores. */
   foreignCores: number;
+  /** CPU the database server used during the round, in cores (PostgreSQL: bench/pg.ts), when measured. */
+  databaseCores?: number;
   /** CPU stolen by the hypervisor during the round, in cores. */
   stealCores: number;
   /** VmRSS after the round, MB (a cluster: summed over its processes). */
@@ -312,6 +321,8 @@ async function main() {
     // 6. How cost grows with the table: show, a page and the whole list at 100, 10,000 and 1,000,000
     // users; migrate of a 1,000,000-row table (bench/growth.ts, its own scratch directory).
     const growth = settings.growth ? await growthBenchmark() : undefined;
+    // 7. PostgreSQL: the generated server against the lean pg ceiling, one and two processes.
+    const postgres = settings.pg ? await pgBenchmark(measureRound, running) : undefined;
 
     const totalSeconds = (performance.now() - begun) / 1000;
     const data = {
@@ -331,6 +342,7 @@ async function main() {
       afterLoad,
       peers,
       growth,
+      postgres,
       totalSeconds,
     };
     console.log(render(data));
@@ -343,13 +355,20 @@ async function main() {
   }
 }
 
-/** One measured round of one server on one endpoint. */
+/**
+ * One measured round of one server on one endpoint. `database` starts reading a database server's
+ * CPU time (PostgreSQL's processes) and gives a function that returns the ms used since: that CPU is
+ * then the database's, not other processes'.
+ */
 async function measureRound(
   server: Pick<Server, "base" | "pid"> & { kind: string },
   endpoint: Endpoint,
   round: number,
+  database?: () => () => number,
 ): Promise<Round> {
+  const databaseCpu = database?.();
   const result = await load(server, endpoint, settings.duration, `${server.kind}-${round}`);
+  const databaseMs = databaseCpu?.() ?? 0;
   const cores = (ms: number) => ms / 1000 / result.duration;
   const entry: Round = {
     ...result,
@@ -357,14 +376,15 @@ async function measureRound(
     cpuUsPerRequest: (result.serverCpuMs * 1000) / Math.max(1, result.responses),
     cores: cores(result.serverCpuMs),
     loadCores: cores(result.loadCpuMs),
-    foreignCores: Math.max(0, cores(result.machineBusyMs - result.serverCpuMs - result.loadCpuMs)),
+    ...(database && { databaseCores: cores(databaseMs) }),
+    foreignCores: Math.max(0, cores(result.machineBusyMs - result.serverCpuMs - result.loadCpuMs - databaseMs)),
     stealCores: cores(result.stealMs),
     rssMb: treeMemory(server.pid).rssMb,
   };
   log(
     `${endpoint.name} round ${round} ${server.kind.padEnd(9)} ${fmt(entry.rps, 0).padStart(6)} req/s  p50 ${fmt(entry.p50, 2)} ms  ` +
       `p99 ${fmt(entry.p99, 2)} ms  ${fmt(entry.cpuUsPerRequest, 0)} µs CPU/req  cores: server ${fmt(entry.cores, 2)} ` +
-      `load ${fmt(entry.loadCores, 2)} other ${fmt(entry.foreignCores, 2)} steal ${fmt(entry.stealCores, 2)}` +
+      `load ${fmt(entry.loadCores, 2)}${entry.databaseCores === undefined ? "" : ` postgres ${fmt(entry.databaseCores, 2)}`} other ${fmt(entry.foreignCores, 2)} steal ${fmt(entry.stealCores, 2)}` +
       (disturbed(entry) ? "  (disturbed: other processes or steal)" : "") +
       (entry.non2xx + entry.errors + entry.timeouts > 0
         ? `  WARNING: ${entry.non2xx} non-2xx (first ${entry.firstBadStatus}), ${entry.errors} errors, ${entry.timeouts} timeouts`
@@ -525,6 +545,7 @@ function render(data: {
   afterLoad: Partial<Record<ServerKind, Memory>>;
   peers?: PeerResult;
   growth?: GrowthResult;
+  postgres?: PgResult<Round>;
   totalSeconds: number;
 }): string {
   const { machine, generation, starts, parity, results, afterLoad } = data;
@@ -645,6 +666,7 @@ function render(data: {
   lines.push(``, bad.length === 0 ? `Every response under load was 2xx.` : `Rounds with failures: ${bad.join("; ")}.`);
   if (data.peers) lines.push(...renderPeers(data.peers));
   if (data.growth) lines.push(...renderGrowth(data.growth));
+  if (data.postgres) lines.push(...renderPg(data.postgres));
 
   // Cluster mode next to one process and the ceiling.
   const workers = starts.cluster[0]?.workers ?? clusterRounds[0]?.serverProcesses;
@@ -979,8 +1001,27 @@ function renderPeers(peers: PeerResult): string[] {
   return lines;
 }
 
+/** `npm run bench -- --pg`: the PostgreSQL part alone (bench/pg.ts). */
+async function pgOnly() {
+  log(
+    `PostgreSQL only: ${settings.rounds} rounds × ${settings.duration} s, ${settings.connections} connections, ${settings.warmup} s warm-up`,
+  );
+  const begun = performance.now();
+  const running: Server[] = [];
+  const postgres = await pgBenchmark(measureRound, running);
+  console.log([`## PostgreSQL (\`npm run bench -- --pg\`)`, ...renderPg(postgres)].join("\n"));
+  const json = join(REPO, ".tmp", "bench-pg-results.json");
+  await writeFile(
+    json,
+    JSON.stringify({ settings, postgres, totalSeconds: (performance.now() - begun) / 1000 }, null, 2),
+  );
+  log(`raw results: ${json}`);
+}
+
 if (process.argv.includes("--profile")) {
   await import("./profile.ts");
+} else if (process.argv.includes("--pg")) {
+  await pgOnly();
 } else {
   await main();
 }

@@ -75,21 +75,27 @@ export function openDatabase(config: Config) {
     /**
      * Runs a statement on a pooled connection. pg's own `pool.query` closes a connection after
      * any error; one that PostgreSQL answered (a constraint, a bad value) is still sound, so it
-     * goes back to the pool with the statements it has prepared.
+     * goes back to the pool with the statements it has prepared. pg is called with callbacks:
+     * under load, the promises of its `client.query` keep every result alive past the young
+     * generation's collections (the heap grows by each answer's rows until a full collection), which
+     * cost a list of 100 records a quarter of its time.
      */
-    async query<Row extends pg.QueryResultRow = pg.QueryResultRow>(
-      statement: pg.QueryConfig,
-    ): Promise<pg.QueryResult<Row>> {
-      const client = await pool.connect();
-      try {
-        const result = await client.query<Row>(statement);
-        client.release();
-        return result;
-      } catch (error) {
-        const sound = error instanceof pg.DatabaseError && !isDatabaseUnavailable(error);
-        client.release(sound ? undefined : (error as Error));
-        throw error;
-      }
+    query<Row extends pg.QueryResultRow = pg.QueryResultRow>(statement: pg.QueryConfig): Promise<pg.QueryResult<Row>> {
+      return new Promise((resolve, reject) => {
+        pool.connect((connectError, client, release) => {
+          if (connectError) return reject(connectError);
+          client!.query<Row>(statement, (error, result) => {
+            if (error) {
+              const sound = error instanceof pg.DatabaseError && !isDatabaseUnavailable(error);
+              release(sound ? undefined : error);
+              reject(error);
+            } else {
+              release();
+              resolve(result);
+            }
+          });
+        });
+      });
     },
   };
 }
