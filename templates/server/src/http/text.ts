@@ -1,4 +1,4 @@
-import type { FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import { invalid } from "./errors.js";
 
 /**
@@ -27,7 +27,11 @@ export function unstorableValues(values: object): string[] {
 }
 
 /** A preHandler hook: a 400 naming every query-string parameter whose text cannot be stored. */
-export async function storableQueryString(request: FastifyRequest): Promise<void> {
+export function storableQueryString(
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  done: HookHandlerDoneFunction,
+): void {
   const problems = unstorableValues(request.query as object);
-  if (problems.length > 0) throw invalid(problems);
+  done(problems.length > 0 ? invalid(problems) : undefined);
 }
