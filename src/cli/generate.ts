@@ -8,8 +8,10 @@ import type { Model } from "../model/types.ts";
 import { targetFor } from "../targets/index.ts";
 import { UserError } from "../errors.ts";
 import type { FileTree } from "../tree/file-tree.ts";
+import type { FormatFiles } from "../emit/format.ts";
 import { CLIENT_DIR, refreshPrismaClient } from "./client.ts";
 import { makeDirectory, removeDirectories } from "./directories.ts";
+import { formatPool } from "./format-pool.ts";
 import { allowedVersions, brokenVersions, publishedBreaks } from "./guard.ts";
 import { checkedModel, existingMigrations, loadSources, readManifestFile } from "./host.ts";
 import { diffSchemas } from "./prisma/run.ts";
@@ -34,6 +36,15 @@ export interface GenerateResult {
 
 /** `tablegen generate`: manifest → server files (or, with --check, a comparison with them). */
 export async function generate(options: GenerateOptions): Promise<GenerateResult> {
+  const pool = formatPool();
+  try {
+    return await generateWith(options, pool.formatFiles);
+  } finally {
+    await pool.close();
+  }
+}
+
+async function generateWith(options: GenerateOptions, formatFiles: FormatFiles): Promise<GenerateResult> {
   const compiled = readManifestFile(options.manifest);
   // The custom queries are prepared in a scratch database, which describes their rows to the emitters.
   const checked = checkedModel(compiled, options.manifest);
@@ -43,7 +54,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const allowed = allowedVersions(options.allowBreaking);
 
   if (options.check) {
-    const emitted = await emit(await checked, options.manifest, outDir);
+    const emitted = await emit(await checked, options.manifest, outDir, formatFiles);
     const differences = compareTree(outDir, emitted);
     if (differences.length === 0) return { ok: true, summary: `${shown} is up to date with ${options.manifest}` };
     const breaks = publishedBreaks(outDir, emitted, allowed, (path) => shownPath(outDir, path));
@@ -75,7 +86,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const created = makeDirectory(outDir);
   let result: GenerateResult;
   try {
-    result = await generateInto(outDir, shown, compiled, options, checked);
+    result = await generateInto(outDir, shown, compiled, options, checked, formatFiles);
   } catch (error) {
     removeDirectories(created);
     throw error;
@@ -89,8 +100,9 @@ async function generateInto(
   compiled: { manifest: RawManifest; model: Model },
   options: GenerateOptions,
   checked: Promise<Model>,
+  formatFiles: FormatFiles,
 ): Promise<GenerateResult> {
-  const { tree, migration } = await generateServer(outDir, compiled, options.manifest, checked);
+  const { tree, migration } = await generateServer(outDir, compiled, options.manifest, checked, formatFiles);
   const at = (path: string) => shownPath(outDir, path);
   const breaks = publishedBreaks(outDir, tree, allowedVersions(options.allowBreaking), at);
   if (breaks.length > 0) {
@@ -151,8 +163,13 @@ const indented = (lines: string[]) => lines.map((line) => `  ${line}`);
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`;
 
 /** The server's files; those of the previous generation whose source is unchanged are kept as they are. */
-function emit(model: Model, manifest: string, outDir: string): Promise<FileTree> {
-  return emitServer(model, { manifestName: basename(manifest), sources: loadSources(), reuse: previousOutput(outDir) });
+function emit(model: Model, manifest: string, outDir: string, formatFiles?: FormatFiles): Promise<FileTree> {
+  return emitServer(model, {
+    manifestName: basename(manifest),
+    sources: loadSources(),
+    reuse: previousOutput(outDir),
+    formatFiles,
+  });
 }
 
 /**
@@ -165,12 +182,16 @@ export async function generateServer(
   { manifest, model }: { manifest: RawManifest; model: Model },
   manifestFile: string,
   checked: Promise<Model>,
+  formatFiles?: FormatFiles,
 ): Promise<{ tree: FileTree; migration?: { dir: string; files: FileTree } }> {
   const target = targetFor(model.database);
   const schema = emitPrismaSchema(model);
   const first = existingMigrations(outDir).length === 0;
   const diff = first ? diffSchemas(undefined, schema, target) : undefined;
-  const [tree, sql] = await Promise.all([checked.then((described) => emit(described, manifestFile, outDir)), diff]);
+  const [tree, sql] = await Promise.all([
+    checked.then((described) => emit(described, manifestFile, outDir, formatFiles)),
+    diff,
+  ]);
   if (sql === undefined) return { tree };
   const name = migrationFolderName("init", [], new Date());
   return {

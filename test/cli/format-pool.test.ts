@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { formatPool, IN_THREAD_BELOW } from "../../src/cli/format-pool.ts";
+import { formatInThread, type FormatJob } from "../../src/emit/format.ts";
+
+// generate's prettier on worker threads: the same files as in this thread, whatever thread lays
+// out which file, and prettier's own error for a file it cannot read.
+
+const config = { printWidth: 120 };
+const tsFile = (index: number): FormatJob => ({
+  path: `src/file-${index}.ts`,
+  text: `export const  value${index} = {a:1,  b:[${"1,".repeat(index % 40)}2], c: "${"x".repeat(index)}"}\n`,
+  parser: "babel-ts",
+});
+const many = (count: number) => Array.from({ length: count }, (_, index) => tsFile(index));
+
+describe("the format pool", () => {
+  it("lays out every file as this thread does, in the jobs' order, on its threads", async () => {
+    const jobs = [
+      ...many(300),
+      { path: "README.md", text: "# Title\n\n\n\n| a | b |\n|---|---|\n| 1 | 2 |\n", parser: "markdown" },
+    ];
+    const pool = formatPool(2, 0);
+    try {
+      expect(await pool.formatFiles(jobs, config)).toEqual(await formatInThread(jobs, config));
+      expect(pool.started).toBe(2);
+      // A second batch goes to the same threads.
+      expect(await pool.formatFiles(jobs.slice(0, 3), config)).toEqual(await formatInThread(jobs.slice(0, 3), config));
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("answers prettier's error for a file it cannot parse", async () => {
+    const jobs = [...many(300), { path: "src/broken.ts", text: "export const = ;\n", parser: "babel-ts" }];
+    const expected = await formatInThread(jobs.slice(-1), config).catch((error: Error) => error.message);
+    expect(expected).toMatch(/^Unexpected token/);
+    const pool = formatPool(2, 0);
+    try {
+      await expect(pool.formatFiles(jobs, config)).rejects.toThrow(expected as string);
+      expect(pool.started).toBe(2);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("lays out a small batch in this thread, without starting any", async () => {
+    const pool = formatPool(2);
+    const jobs = many(3);
+    expect(jobs.reduce((size, job) => size + job.text.length, 0)).toBeLessThan(IN_THREAD_BELOW);
+    expect(await pool.formatFiles(jobs, config)).toEqual(await formatInThread(jobs, config));
+    expect(pool.started).toBe(0);
+    await pool.close();
+  });
+});
