@@ -745,7 +745,7 @@ function render(data: {
     `| in process: read + validate + model (first / warm median) | ${fmt(generation.readFirst, 0)} / ${fmt(generation.read, 0)} | | |`,
     `| in process: emit, templates → in-memory tree (first / warm median) | ${fmt(generation.emitFirst, 0)} / ${fmt(generation.emit, 0)} | | |`,
     `| in process: write the tree to a fresh directory | ${fmt(generation.write, 0)} | | |`,
-    `| in process: first migration (\`prisma migrate diff\` process) | ${fmt(generation.migration, 0)} | | |`,
+    `| in process: first migration (its SQL from the model, src/emit/first-migration.ts) | ${fmt(generation.migration, 0)} | | |`,
     `| for scale: \`generate\` of examples/blog.yaml (4 tables) into a fresh directory | ${fmt(data.blogGenerateMs, 0)} | | |`,
     ``,
     ...growthTable(data.growth),

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { basename, join, relative, resolve } from "node:path";
 import { CUSTOM, emitCustomStarter, emitServer } from "../emit/index.ts";
+import { firstMigrationSql } from "../emit/first-migration.ts";
 import { emitMigration, MIGRATIONS, migrationFolderName } from "../emit/migration.ts";
 import { emitPrismaSchema } from "../emit/prisma-schema.ts";
 import type { RawManifest } from "../manifest/schema.ts";
@@ -173,8 +174,9 @@ function emit(model: Model, manifest: string, outDir: string, formatFiles?: Form
 }
 
 /**
- * The server's files and, when it has no migration yet, its first one. That migration's diff takes
- * a Prisma process (about a second): it starts first and runs while the custom queries are checked
+ * The server's files and, when it has no migration yet, its first one. Its SQL is written from the
+ * model (src/emit/first-migration.ts) as Prisma would write it; when it cannot be, the diff takes a
+ * Prisma process (about a second), which starts first and runs while the custom queries are checked
  * (`checked`: the model with its queries' columns, src/cli/queries.ts) and the files are emitted.
  */
 export async function generateServer(
@@ -187,7 +189,8 @@ export async function generateServer(
   const target = targetFor(model.database);
   const schema = emitPrismaSchema(model);
   const first = existingMigrations(outDir).length === 0;
-  const diff = first ? diffSchemas(undefined, schema, target) : undefined;
+  // Written from the model when it can be (as Prisma would write it), else by Prisma.
+  const diff = first ? (firstMigrationSql(model) ?? diffSchemas(undefined, schema, target)) : undefined;
   const [tree, sql] = await Promise.all([
     checked.then((described) => emit(described, manifestFile, outDir, formatFiles)),
     diff,
