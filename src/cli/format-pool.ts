@@ -4,19 +4,21 @@ import type { Options } from "prettier";
 import { formatInThread, type FormatFiles, type FormatJob } from "../emit/format.ts";
 
 /**
- * Prettier on worker threads, one per core: a large project's TypeScript and Markdown take most of
- * `generate`'s time, and each file is laid out on its own. The threads start with the first batch
- * large enough to be worth them and end with `close()`; a smaller batch is laid out in this thread.
+ * Prettier on worker threads, up to one per core: a large project's TypeScript and Markdown take
+ * most of `generate`'s time, and each file is laid out on its own. Each thread warms prettier up on
+ * its own (its JIT: a second or two of CPU), so threads start only for a first batch with at least
+ * PER_THREAD characters for each of two or more, and end with `close()`; a smaller batch is laid
+ * out in this thread.
  */
 export interface FormatPool {
   formatFiles: FormatFiles;
-  /** How many threads have started (none until a batch is large enough). */
+  /** How many threads have started (none until a batch is large enough for two). */
   readonly started: number;
   close(): Promise<void>;
 }
 
-/** Below this much text, starting the threads (each loads prettier) costs more than it saves. */
-export const IN_THREAD_BELOW = 200_000;
+/** Text a thread must have to lay out for its warm-up to pay (about 50 synthetic tables' worth). */
+export const PER_THREAD = 750_000;
 /** Files sent to a thread ahead of its answers, so that it never waits for the next one. */
 const AHEAD = 2;
 
@@ -33,7 +35,7 @@ interface Thread {
   running: Map<number, Pending>;
 }
 
-export function formatPool(threads = availableParallelism(), inThreadBelow = IN_THREAD_BELOW): FormatPool {
+export function formatPool(threads = availableParallelism(), perThread = PER_THREAD): FormatPool {
   let pool: Thread[] | undefined;
   const queue: Pending[] = [];
   let nextId = 0;
@@ -51,8 +53,8 @@ export function formatPool(threads = availableParallelism(), inThreadBelow = IN_
     }
   };
 
-  const start = (): Thread[] =>
-    Array.from({ length: Math.max(1, threads) }, () => {
+  const start = (count: number): Thread[] =>
+    Array.from({ length: count }, () => {
       const thread: Thread = { worker: startWorker(), running: new Map() };
       thread.worker.on("message", (answer: { id: number; text?: string; error?: string }) => {
         const pending = thread.running.get(answer.id)!;
@@ -72,8 +74,13 @@ export function formatPool(threads = availableParallelism(), inThreadBelow = IN_
 
   const formatFiles: FormatFiles = (jobs, config) => {
     const size = jobs.reduce((total, job) => total + job.text.length, 0);
-    if (pool === undefined && size < inThreadBelow) return formatInThread(jobs, config);
-    pool ??= start();
+    if (pool === undefined) {
+      const worth = Math.min(threads, Math.floor(size / perThread));
+      if (worth < 2) return formatInThread(jobs, config);
+      pool = start(worth);
+    }
+    // Closed, or every thread failed: this thread lays the files out.
+    if (pool.length === 0) return formatInThread(jobs, config);
     const answers = jobs.map(
       (job) => new Promise<string>((resolve, reject) => queue.push({ id: nextId++, job, config, resolve, reject })),
     );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatPool, IN_THREAD_BELOW } from "../../src/cli/format-pool.ts";
+import { formatPool, PER_THREAD } from "../../src/cli/format-pool.ts";
 import { formatInThread, type FormatJob } from "../../src/emit/format.ts";
 
 // generate's prettier on worker threads: the same files as in this thread, whatever thread lays
@@ -43,10 +43,10 @@ describe("the format pool", () => {
     }
   });
 
-  it("lays out a small batch in this thread, without starting any", async () => {
+  it("lays out a batch too small for two threads in this thread, without starting any", async () => {
     const pool = formatPool(2);
     const jobs = many(3);
-    expect(jobs.reduce((size, job) => size + job.text.length, 0)).toBeLessThan(IN_THREAD_BELOW);
+    expect(jobs.reduce((size, job) => size + job.text.length, 0)).toBeLessThan(2 * PER_THREAD);
     expect(await pool.formatFiles(jobs, config)).toEqual(await formatInThread(jobs, config));
     expect(pool.started).toBe(0);
     await pool.close();
