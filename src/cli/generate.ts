@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { basename, join, relative, resolve } from "node:path";
 import { CUSTOM, emitCustomStarter, emitServer } from "../emit/index.ts";
 import { firstMigrationSql } from "../emit/first-migration.ts";
@@ -37,12 +38,25 @@ export interface GenerateResult {
 
 /** `tablegen generate`: manifest → server files (or, with --check, a comparison with them). */
 export async function generate(options: GenerateOptions): Promise<GenerateResult> {
-  const pool = formatPool();
+  const pool = formatPool(formatThreads(process.env.TABLEGEN_FORMAT_THREADS));
   try {
     return await generateWith(options, pool.formatFiles);
   } finally {
     await pool.close();
   }
+}
+
+/**
+ * How many threads prettier may use: TABLEGEN_FORMAT_THREADS (1 keeps it in this thread, as on a
+ * machine others share), else one per core.
+ */
+export function formatThreads(setting: string | undefined): number {
+  if (setting === undefined || setting.trim() === "") return availableParallelism();
+  const threads = Number(setting);
+  if (!Number.isInteger(threads) || threads < 1) {
+    throw new UserError(`TABLEGEN_FORMAT_THREADS must be a whole number of threads, 1 or more (it is "${setting}")`);
+  }
+  return threads;
 }
 
 async function generateWith(options: GenerateOptions, formatFiles: FormatFiles): Promise<GenerateResult> {

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { availableParallelism } from "node:os";
 import { formatPool, PER_THREAD } from "../../src/cli/format-pool.ts";
+import { formatThreads } from "../../src/cli/generate.ts";
+import { UserError } from "../../src/errors.ts";
 import { formatInThread, type FormatJob } from "../../src/emit/format.ts";
 
 // generate's prettier on worker threads: the same files as in this thread, whatever thread lays
@@ -50,5 +53,28 @@ describe("the format pool", () => {
     expect(await pool.formatFiles(jobs, config)).toEqual(await formatInThread(jobs, config));
     expect(pool.started).toBe(0);
     await pool.close();
+  });
+});
+
+describe("TABLEGEN_FORMAT_THREADS", () => {
+  it("gives the number of threads, one per core when unset", () => {
+    expect(formatThreads("1")).toBe(1);
+    expect(formatThreads(" 3 ")).toBe(3);
+    expect(formatThreads(undefined)).toBe(availableParallelism());
+    expect(formatThreads("")).toBe(availableParallelism());
+  });
+
+  it.each(["0", "-2", "1.5", "two"])("refuses %j with the setting's name and value", (setting) => {
+    const error = (() => {
+      try {
+        formatThreads(setting);
+      } catch (caught) {
+        return caught;
+      }
+    })();
+    expect(error).toBeInstanceOf(UserError);
+    expect((error as Error).message).toBe(
+      `TABLEGEN_FORMAT_THREADS must be a whole number of threads, 1 or more (it is "${setting}")`,
+    );
   });
 });
