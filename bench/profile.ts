@@ -281,7 +281,7 @@ async function profileGeneration(profileDir: string): Promise<string> {
       `### generation: \`node bin/tablegen.js generate\` of the synthetic 200-table manifest, fresh directory`,
       ``,
       `Wall ${wall.toFixed(0)} ms under the profiler; the main thread was profiled for ${spanned.toFixed(0)} ms, busy ${(mainSummary.busy / 1000).toFixed(0)} ms ` +
-        `(the rest is waiting: for the format threads, and the \`prisma migrate diff\` process)` +
+        `(the rest is waiting for the format threads)` +
         (others.length > 0
           ? `; ${others.length} other thread(s) (the format pool's; under tsx also its loader thread) were busy ` +
             `${threads.map((thread) => (thread.busy / 1000).toFixed(0)).join(", ")} ms. The tables sum every thread.`
