@@ -4,8 +4,8 @@ import type { Options } from "prettier";
 import { formatInThread, type FormatFiles, type FormatJob } from "../emit/format.ts";
 
 /**
- * Prettier on worker threads, up to one per core: a large project's TypeScript and Markdown take
- * most of `generate`'s time, and each file is laid out on its own. Each thread warms prettier up on
+ * Prettier on worker threads, up to `threads` (generate's TABLEGEN_FORMAT_THREADS): a large
+ * project's TypeScript and Markdown take most of `generate`'s time, and each file is laid out on its own. Each thread warms prettier up on
  * its own (its JIT: a second or two of CPU), so threads start only for a first batch with at least
  * PER_THREAD characters for each of two or more, and end with `close()`; a smaller batch is laid
  * out in this thread.
