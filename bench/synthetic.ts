@@ -5,11 +5,11 @@
 //     again over its own output (nothing to write, no migration);
 //   - in process, phase by phase: read + validate + model, emit (templates → in-memory tree),
 //     write the tree, write the first migration.
-// How its cost grows: the CLI alone (fresh, alternating with TABLEGEN_FORMAT_THREADS=<cores>, then
-// over its own output) on manifests of 50, 200 and 1,000 tables (BENCH_GENERATION_TABLES, a comma list: `50,200` leaves 1,000 out), generationGrowth().
+// How its cost grows: the CLI alone (fresh, alternating with TABLEGEN_FORMAT_THREADS=1, then over
+// its own output) on manifests of 50, 200 and 1,000 tables (BENCH_GENERATION_TABLES, a comma list: `50,200` leaves 1,000 out), generationGrowth().
 // Run alone with `npx tsx bench/synthetic.ts [tables…]`; bench/run.ts calls both.
 import { readFile, writeFile } from "node:fs/promises";
-import { availableParallelism, loadavg } from "node:os";
+import { loadavg } from "node:os";
 import { basename, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { execa } from "execa";
@@ -111,18 +111,18 @@ export interface GenerationRun {
   /** CLI, fresh output directory, and over its own output: each run's wall time, ms. */
   cliFresh: number[];
   cliUnchanged: number[];
-  /** CLI, fresh, with prettier on one thread per core (TABLEGEN_FORMAT_THREADS), each run alternating with cliFresh's. */
-  cliFreshThreads: number[];
+  /** CLI, fresh, with prettier in the main thread only (TABLEGEN_FORMAT_THREADS=1), each run alternating with cliFresh's. */
+  cliFreshOneThread: number[];
   /** The 1-minute load average before each fresh run (2 cores: above 2, something else competed). */
   load: number[];
 }
 
-/** `tablegen generate` into a fresh directory with prettier on one thread per core: wall time, ms. */
-async function generateOnThreads(manifest: string, out: string): Promise<number> {
+/** `tablegen generate` into a fresh directory with prettier in its main thread only: wall time, ms. */
+async function generateInOneThread(manifest: string, out: string): Promise<number> {
   const start = performance.now();
   await execa(process.execPath, [TABLEGEN, "generate", "--manifest", manifest, "--out", out], {
     cwd: REPO,
-    env: { TABLEGEN_FORMAT_THREADS: String(availableParallelism()) },
+    env: { TABLEGEN_FORMAT_THREADS: "1" },
     timeout: 300_000,
   });
   return performance.now() - start;
@@ -145,13 +145,13 @@ export async function generationGrowth(
         bytes: 0,
         cliFresh: [],
         cliUnchanged: [],
-        cliFreshThreads: [],
+        cliFreshOneThread: [],
         load: [],
       };
       for (let i = 1; i <= runs; i++) {
         run.load.push(loadavg()[0]!);
         run.cliFresh.push(await tablegenGenerate(manifest, join(dir, `cli-${i}`)));
-        run.cliFreshThreads.push(await generateOnThreads(manifest, join(dir, `threads-${i}`)));
+        run.cliFreshOneThread.push(await generateInOneThread(manifest, join(dir, `one-thread-${i}`)));
       }
       for (let i = 1; i <= runs; i++) run.cliUnchanged.push(await tablegenGenerate(manifest, join(dir, "cli-1")));
       const listing = await readFile(join(dir, "cli-1", ".tablegen-files"), "utf8");

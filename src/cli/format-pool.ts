@@ -4,11 +4,11 @@ import type { Options } from "prettier";
 import { formatInThread, type FormatFiles, type FormatJob } from "../emit/format.ts";
 
 /**
- * Prettier on worker threads, up to `threads` (generate's TABLEGEN_FORMAT_THREADS): a large
- * project's TypeScript and Markdown take most of `generate`'s time, and each file is laid out on its own. Each thread warms prettier up on
- * its own (its JIT: a second or two of CPU), so threads start only for a first batch with at least
- * PER_THREAD characters for each of two or more, and end with `close()`; a smaller batch is laid
- * out in this thread.
+ * Prettier on worker threads, up to `threads` (generate's TABLEGEN_FORMAT_THREADS, one per core by
+ * default): a large project's TypeScript and Markdown take most of `generate`'s time, and each file
+ * is laid out on its own. Each thread warms prettier up on its own (its JIT: 1.5-2 s of CPU), so
+ * threads start only for a first batch with at least PER_THREAD characters for each of two or more,
+ * and end with `close()`; a smaller batch is laid out in this thread.
  */
 export interface FormatPool {
   formatFiles: FormatFiles;
@@ -17,8 +17,11 @@ export interface FormatPool {
   close(): Promise<void>;
 }
 
-/** Text a thread must have to lay out for its warm-up to pay (about 50 synthetic tables' worth). */
-export const PER_THREAD = 750_000;
+/**
+ * Text a thread must have to lay out for its warm-up to pay: on 2 cores, 2 threads gained nothing at
+ * 200 synthetic tables (2.9 MB) and 15 % at 1,000 (14 MB) when idle, at +2-6 s of CPU (bench/RESULTS.md).
+ */
+export const PER_THREAD = 3_000_000;
 /** Files sent to a thread ahead of its answers, so that it never waits for the next one. */
 const AHEAD = 2;
 

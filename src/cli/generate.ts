@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { basename, join, relative, resolve } from "node:path";
 import { CUSTOM, emitCustomStarter, emitServer } from "../emit/index.ts";
 import { firstMigrationSql } from "../emit/first-migration.ts";
@@ -46,12 +47,11 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
 }
 
 /**
- * How many threads prettier may use: TABLEGEN_FORMAT_THREADS, else 1 (this thread). More pay only
- * on idle cores: each thread warms prettier up on its own, 1.5-2 s of CPU, which on the 2 shared
- * cores measured (bench/RESULTS.md) cost more than the threads saved.
+ * How many threads prettier may use: TABLEGEN_FORMAT_THREADS, else one per core (the pool starts
+ * them only for a project large enough, see format-pool.ts; 1 keeps prettier in this thread).
  */
 export function formatThreads(setting: string | undefined): number {
-  if (setting === undefined || setting.trim() === "") return 1;
+  if (setting === undefined || setting.trim() === "") return availableParallelism();
   const threads = Number(setting);
   if (!Number.isInteger(threads) || threads < 1) {
     throw new UserError(`TABLEGEN_FORMAT_THREADS must be a whole number of threads, 1 or more (it is "${setting}")`);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { availableParallelism } from "node:os";
 import { formatPool, PER_THREAD } from "../../src/cli/format-pool.ts";
 import { formatThreads } from "../../src/cli/generate.ts";
 import { UserError } from "../../src/errors.ts";
@@ -56,11 +57,11 @@ describe("the format pool", () => {
 });
 
 describe("TABLEGEN_FORMAT_THREADS", () => {
-  it("gives the number of threads, one (this thread) when unset", () => {
-    expect(formatThreads("2")).toBe(2);
+  it("gives the number of threads, one per core when unset", () => {
+    expect(formatThreads("1")).toBe(1);
     expect(formatThreads(" 3 ")).toBe(3);
-    expect(formatThreads(undefined)).toBe(1);
-    expect(formatThreads("")).toBe(1);
+    expect(formatThreads(undefined)).toBe(availableParallelism());
+    expect(formatThreads("")).toBe(availableParallelism());
   });
 
   it.each(["0", "-2", "1.5", "two"])("refuses %j with the setting's name and value", (setting) => {
