@@ -7,7 +7,8 @@
 //      (`npm run build`, tsc, kept in dist-prod/) for the compiled start-up; then runs its
 //      `npm run -s transpile` (`node run.js`: esbuild, src/ → dist/), once, timed; and
 //      transpiles bench/ceiling.ts the same way, so that both servers are plain JavaScript;
-//   2. times `tablegen generate` on a synthetic 200-table manifest (bench/synthetic.ts);
+//   2. times `tablegen generate` on a synthetic 200-table manifest, phase by phase, and its cost
+//      growth over 50, 200 and 1,000 tables (bench/synthetic.ts; BENCH_GENERATION_TABLES);
 //   3. starts each server BENCH_STARTS times: spawn → first 200 answer of a list request, and the
 //      RSS right then. The generated server starts as its `npm start` starts it, without npm:
 //      `node run.js server` (dist/ found up to date, then dist/server.js in the same process); also
@@ -38,9 +39,10 @@
 //
 // Environment: BENCH_DURATION (5 s), BENCH_ROUNDS (3), BENCH_WARMUP (1.5 s), BENCH_CONNECTIONS (10),
 // BENCH_STARTS (5), BENCH_GENERATIONS (3), BENCH_ENDPOINTS (show,list,query,create), BENCH_CLUSTER=0
-// (leave the cluster out), BENCH_PEERS=0 (leave the peers out), BENCH_GROWTH=0 (leave out how cost grows with
-// the table; its own knobs are in bench/growth.ts), BENCH_PG=0 (leave PostgreSQL out), BENCH_KEEP=1 (keep
-// .tmp/bench-*). `npm run bench -- --profile` runs bench/profile.ts instead. Everything listens on 127.0.0.1 only. Raw results:
+// (leave the cluster out), BENCH_PEERS=0 (leave the peers out), BENCH_GENERATION_TABLES (50,200,1000;
+// `50,200` leaves the slow 1,000 out), BENCH_GROWTH=0 (leave out how cost grows with the table; its own knobs
+// are in bench/growth.ts), BENCH_PG=0 (leave PostgreSQL out), BENCH_KEEP=1 (keep .tmp/bench-*).
+// `npm run bench -- --profile` runs bench/profile.ts instead. Everything listens on 127.0.0.1 only. Raw results:
 // .tmp/bench-results.json.
 import { availableParallelism, cpus, release, totalmem } from "node:os";
 import { existsSync } from "node:fs";
@@ -76,7 +78,14 @@ import {
   type ServerKind as AnyServerKind,
 } from "./lib.ts";
 import type { LoadResult } from "./load.ts";
-import { generationBenchmark, type GenerationTimes } from "./synthetic.ts";
+import {
+  GENERATION_SIZES,
+  GENERATION_TARGETS,
+  generationBenchmark,
+  generationGrowth,
+  type GenerationRun,
+  type GenerationTimes,
+} from "./synthetic.ts";
 import { growthBenchmark, renderGrowth, type GrowthResult } from "./growth.ts";
 import { pgBenchmark, renderPg, type PgResult } from "./pg.ts";
 import { ensurePeers, jsonServerUsers, pocketbaseUsers, type User, type UsersPeer } from "./peers.ts";
@@ -103,7 +112,8 @@ const TARGETS = {
   ratio: { show: 0.8, list: 0.8, create: 0.8 } as Record<string, number | undefined>,
   /** Issue 18: generated / lean ceiling on every endpoint. */
   leanRatio: 0.9,
-  generationMs: 2000,
+  /** Issue 18: 200 tables into a fresh directory. */
+  generationMs: GENERATION_TARGETS[200]!,
   startupMs: 500,
   idleRssMb: 100,
 };
@@ -233,6 +243,8 @@ async function main() {
     // 2. Generation of 200 tables.
     log("timing tablegen generate on a synthetic 200-table manifest");
     const generation = await generationBenchmark();
+    log(`timing tablegen generate at ${GENERATION_SIZES.join(", ")} tables (BENCH_GENERATION_TABLES)`);
+    const generationSizes = await generationGrowth();
 
     // 3. Start-up and idle RSS; `npm start` as a whole.
     log(`starting each server ${settings.starts} times`);
@@ -334,6 +346,7 @@ async function main() {
       transpileMs,
       ceilingTranspileMs,
       generation,
+      generationSizes,
       starts,
       npmStarts,
       npmEditedStarts,
@@ -529,11 +542,35 @@ const fmt = (value: number, digits: number) =>
     : "–";
 const met = (ok: boolean) => (ok ? "met" : "**not met**");
 
+/** Generation's cost growth: the CLI at each size, fresh and over its own output. */
+function generationSizesTable(runs: GenerationRun[]): string[] {
+  if (runs.length === 0) return [];
+  const rows = runs.map((run) => {
+    const fresh = median(run.cliFresh);
+    const target = GENERATION_TARGETS[run.tables];
+    const runs = run.cliFresh.map((ms) => fmt(ms, 0)).join(", ");
+    return (
+      `| ${run.tables} | ${run.files} | ${fmt(run.bytes / 1e6, 1)} | ${fmt(fresh, 0)} (${runs}) | ${fmt(fresh / run.tables, 1)} | ` +
+      `${fmt(median(run.cliFreshOneThread), 0)} (${run.cliFreshOneThread.map((ms) => fmt(ms, 0)).join(", ")}) | ` +
+      `${fmt(median(run.cliUnchanged), 0)} | ${target === undefined ? "" : `< ${target}`} | ${target === undefined ? "" : met(fresh < target)} | ` +
+      `${run.load.map((load) => fmt(load, 1)).join(", ")} |`
+    );
+  });
+  return [
+    `Generation's cost growth (\`node bin/tablegen.js generate\` of the synthetic manifest, BENCH_GENERATION_TABLES):`,
+    ``,
+    `| tables | files | MB written | fresh directory, median (runs), ms | ms per table | the same with TABLEGEN_FORMAT_THREADS=1 (prettier in the main thread), median (runs), ms | over its own output, median, ms | target | | load average before each fresh run |`,
+    `|--:|--:|--:|--:|--:|--:|--:|--:|---|---|`,
+    ...rows,
+  ];
+}
+
 function render(data: {
   machine: { node: string; cpus: number; cpuModel: string; memoryGb: number; kernel: string };
   scripts: { start?: string; cluster?: string; transpile?: string };
   blogGenerateMs: number;
   generation: GenerationTimes;
+  generationSizes: GenerationRun[];
   build: { ms?: number; error?: string };
   transpileMs: number;
   ceilingTranspileMs: number;
@@ -753,8 +790,10 @@ function render(data: {
     `| in process: read + validate + model (first / warm median) | ${fmt(generation.readFirst, 0)} / ${fmt(generation.read, 0)} | | |`,
     `| in process: emit, templates → in-memory tree (first / warm median) | ${fmt(generation.emitFirst, 0)} / ${fmt(generation.emit, 0)} | | |`,
     `| in process: write the tree to a fresh directory | ${fmt(generation.write, 0)} | | |`,
-    `| in process: first migration (\`prisma migrate diff\` process) | ${fmt(generation.migration, 0)} | | |`,
+    `| in process: first migration (its SQL from the model, src/emit/first-migration.ts) | ${fmt(generation.migration, 0)} | | |`,
     `| for scale: \`generate\` of examples/blog.yaml (4 tables) into a fresh directory | ${fmt(data.blogGenerateMs, 0)} | | |`,
+    ``,
+    ...generationSizesTable(data.generationSizes),
     ``,
     `The generated server's scripts, as measured: \`npm start\` = \`${data.scripts.start ?? "(none)"}\`; ` +
       `\`npm run cluster\` = \`${data.scripts.cluster ?? "(none)"}\`; \`npm run transpile\` = \`${data.scripts.transpile ?? "(none)"}\`.`,

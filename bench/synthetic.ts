@@ -1,12 +1,15 @@
 // The generation benchmark: a synthetic manifest of 200 tables (every field type, references
-// between neighbours, some uuid ids, two versions, ten custom queries), timed two ways:
+// between neighbours, some uuid ids, two versions, one custom query per 20 tables), timed two ways:
 //   - end to end, `node bin/tablegen.js generate --manifest … --out …` as a user runs it, into a
-//     fresh directory (which includes the first migration: a `prisma migrate diff` process), and
+//     fresh directory (which includes the first migration), and
 //     again over its own output (nothing to write, no migration);
 //   - in process, phase by phase: read + validate + model, emit (templates → in-memory tree),
 //     write the tree, write the first migration.
-// Run alone with `npx tsx bench/synthetic.ts`; bench/run.ts calls generationBenchmark().
-import { writeFile } from "node:fs/promises";
+// How its cost grows: the CLI alone (fresh, alternating with TABLEGEN_FORMAT_THREADS=1, then over
+// its own output) on manifests of 50, 200 and 1,000 tables (BENCH_GENERATION_TABLES, a comma list: `50,200` leaves 1,000 out), generationGrowth().
+// Run alone with `npx tsx bench/synthetic.ts [tables…]`; bench/run.ts calls both.
+import { readFile, writeFile } from "node:fs/promises";
+import { loadavg } from "node:os";
 import { basename, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { execa } from "execa";
@@ -15,6 +18,7 @@ import { loadSources, readManifestFile } from "../src/cli/host.ts";
 import { diffSchemas } from "../src/cli/prisma/run.ts";
 import { writeOutput } from "../src/cli/writer.ts";
 import { emitServer } from "../src/emit/index.ts";
+import { firstMigrationSql } from "../src/emit/first-migration.ts";
 import { emitMigration, migrationFolderName } from "../src/emit/migration.ts";
 import { emitPrismaSchema } from "../src/emit/prisma-schema.ts";
 import { targetFor } from "../src/targets/index.ts";
@@ -90,6 +94,81 @@ export interface GenerationTimes {
   migration: number;
 }
 
+/** The manifest sizes whose generation `npm run bench` times (BENCH_GENERATION_TABLES, default 50,200,1000). */
+export const GENERATION_SIZES = (process.env.BENCH_GENERATION_TABLES ?? "50,200,1000")
+  .split(",")
+  .map((size) => Number(size.trim()))
+  .filter((size) => Number.isInteger(size) && size > 0);
+
+/** Issue 18's targets for `generate` into a fresh directory, by number of tables (ms). */
+export const GENERATION_TARGETS: Record<number, number | undefined> = { 200: 1500, 1000: 5000 };
+
+export interface GenerationRun {
+  tables: number;
+  /** Files generation owns (`.tablegen-files`), and their bytes. */
+  files: number;
+  bytes: number;
+  /** CLI, fresh output directory, and over its own output: each run's wall time, ms. */
+  cliFresh: number[];
+  cliUnchanged: number[];
+  /** CLI, fresh, with prettier in the main thread only (TABLEGEN_FORMAT_THREADS=1), each run alternating with cliFresh's. */
+  cliFreshOneThread: number[];
+  /** The 1-minute load average before each fresh run (2 cores: above 2, something else competed). */
+  load: number[];
+}
+
+/** `tablegen generate` into a fresh directory with prettier in its main thread only: wall time, ms. */
+async function generateInOneThread(manifest: string, out: string): Promise<number> {
+  const start = performance.now();
+  await execa(process.execPath, [TABLEGEN, "generate", "--manifest", manifest, "--out", out], {
+    cwd: REPO,
+    env: { TABLEGEN_FORMAT_THREADS: "1" },
+    timeout: 300_000,
+  });
+  return performance.now() - start;
+}
+
+/** `tablegen generate` of the synthetic manifest at each size, `runs` times fresh and `runs` times over its output. */
+export async function generationGrowth(
+  sizes = GENERATION_SIZES,
+  runs = settings.generations,
+): Promise<GenerationRun[]> {
+  const results: GenerationRun[] = [];
+  for (const tables of sizes) {
+    const dir = await workDir(`bench-growth-${tables}`);
+    try {
+      const manifest = join(dir, "tablegen.yaml");
+      await writeFile(manifest, stringify(syntheticManifest(tables)));
+      const run: GenerationRun = {
+        tables,
+        files: 0,
+        bytes: 0,
+        cliFresh: [],
+        cliUnchanged: [],
+        cliFreshOneThread: [],
+        load: [],
+      };
+      for (let i = 1; i <= runs; i++) {
+        run.load.push(loadavg()[0]!);
+        run.cliFresh.push(await tablegenGenerate(manifest, join(dir, `cli-${i}`)));
+        run.cliFreshOneThread.push(await generateInOneThread(manifest, join(dir, `one-thread-${i}`)));
+      }
+      for (let i = 1; i <= runs; i++) run.cliUnchanged.push(await tablegenGenerate(manifest, join(dir, "cli-1")));
+      const listing = await readFile(join(dir, "cli-1", ".tablegen-files"), "utf8");
+      const paths = listing
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => line.split(" ")[0]!);
+      run.files = paths.length;
+      for (const path of paths) run.bytes += (await readFile(join(dir, "cli-1", path))).length;
+      results.push(run);
+    } finally {
+      await removeWorkDir(dir);
+    }
+  }
+  return results;
+}
+
 export async function generationBenchmark(tables = 200, runs = settings.generations): Promise<GenerationTimes> {
   const dir = await workDir("bench-synthetic");
   try {
@@ -130,11 +209,12 @@ export async function generationBenchmark(tables = 200, runs = settings.generati
     start = performance.now();
     writeOutput(out, { generated: tree });
     const write = performance.now() - start;
-    // The first migration alone: its diff is a Prisma process (which `generate` overlaps with emitting).
+    // The first migration alone: its SQL written from the model, as generate does (a Prisma process
+    // only for what src/emit/first-migration.ts cannot write, which generate overlaps with emitting).
     start = performance.now();
     const target = targetFor(parsed.model.database);
     const schema = emitPrismaSchema(parsed.model);
-    const sql = await diffSchemas(undefined, schema, target);
+    const sql = firstMigrationSql(parsed.model) ?? (await diffSchemas(undefined, schema, target));
     const name = migrationFolderName("init", [], new Date());
     writeOutput(out, { created: emitMigration({ name, sql, schema, manifest: parsed.manifest }, target, true) });
     const migration = performance.now() - start;
@@ -158,6 +238,6 @@ export async function generationBenchmark(tables = 200, runs = settings.generati
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const times = await generationBenchmark(Number(process.argv[2] ?? 200));
-  console.log(JSON.stringify(times, null, 2));
+  const sizes = process.argv.slice(2).map(Number);
+  console.log(JSON.stringify(await generationGrowth(sizes.length > 0 ? sizes : GENERATION_SIZES), null, 2));
 }

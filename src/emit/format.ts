@@ -27,41 +27,81 @@ const typescript: Plugin = {
 };
 const PLUGINS = [babel, estree, markdown, typescript] as Plugin[];
 
+/** A file for prettier: its path, its text and the parser that reads it. */
+export interface FormatJob {
+  path: string;
+  text: string;
+  parser: string;
+}
+
+/**
+ * Lays out files with prettier, each as `formatWithPrettier` does, answering in the jobs' order:
+ * in this thread (`formatInThread`), or spread over worker threads (the CLI's src/cli/format-pool.ts).
+ */
+export type FormatFiles = (jobs: FormatJob[], config: Options) => Promise<string[]>;
+
+/** One file laid out by prettier with the plugins tablegen formats with. */
+export function formatWithPrettier({ path, text, parser }: FormatJob, config: Options): Promise<string> {
+  return format(text, { ...config, filepath: path, parser, plugins: PLUGINS });
+}
+
+export const formatInThread: FormatFiles = (jobs, config) =>
+  Promise.all(jobs.map((job) => formatWithPrettier(job, config)));
+
 /** A formatted file that a previous generation wrote from the same source, if it is still as written. */
 export type Reuse = (path: string, sourceHash: string) => string | undefined;
+
+export interface Formatter {
+  /** The generated server's prettier configuration (`.prettierrc.json`). */
+  config: Options;
+  /** Prettier's version: what a file becomes depends on it. */
+  version: string;
+  /** Who runs prettier (default: this thread). */
+  formatFiles?: FormatFiles;
+}
 
 /**
  * Every generated file prettier knows, laid out by prettier with the configuration the generated
  * server carries (`.prettierrc.json`), so a user who formats the server gets the same files; and
  * the listing of them all (`.tablegen-files`) with the hashes that let the next generation reuse
- * a file whose source has not changed.
+ * a file whose source has not changed. Files in `laidOut` are in prettier's layout already (tablegen's
+ * own files, copied as they are): they are kept as they are.
  */
 export async function formatTree(
   tree: FileTree,
-  formatter: { config: Options; version: string },
+  formatter: Formatter,
   reuse: Reuse = () => undefined,
+  laidOut: ReadonlySet<string> = new Set(),
 ): Promise<FileTree> {
-  const { config } = formatter;
+  const { config, formatFiles = formatInThread } = formatter;
   // What a file becomes depends on prettier's version and configuration as much as on its source.
   const salt = `prettier ${formatter.version} ${JSON.stringify(config)}\n`;
-  const files = await Promise.all(
-    [...tree].map(async ([path, source]) => {
-      const parser = PARSERS.find(([pattern]) => pattern.test(path))?.[1];
-      const sourceHash = textHash(salt + source);
-      const content =
-        parser === undefined
-          ? source
-          : (reuse(path, sourceHash) ??
-            // JSON is laid out directly: prettier takes seconds over a large project's OpenAPI documents.
-            (parser === "json" ? laidOutJson(source, config.printWidth ?? 80) : undefined) ??
-            (await format(source, { ...config, filepath: path, parser, plugins: PLUGINS })));
-      return { path, source: sourceHash, content, contentHash: textHash(content) };
+  const files = [...tree].map(([path, source]) => {
+    const parser = PARSERS.find(([pattern]) => pattern.test(path))?.[1];
+    const sourceHash = textHash(salt + source);
+    const content = parser === undefined || laidOut.has(path) ? source : reuse(path, sourceHash);
+    return { path, source, parser, sourceHash, content: content as string | Promise<string> | undefined };
+  });
+  // Prettier's files first, so that its threads work while this one lays out the JSON.
+  const toPrettier = (pending: typeof files) => {
+    const jobs = pending.map(({ path, source, parser }) => ({ path, text: source, parser: parser! }));
+    const formatted = jobs.length === 0 ? Promise.resolve([]) : formatFiles(jobs, config);
+    pending.forEach((file, index) => (file.content = formatted.then((contents) => contents[index]!)));
+  };
+  toPrettier(files.filter(({ parser, content }) => content === undefined && parser !== "json"));
+  // JSON is laid out directly: prettier takes seconds over a large project's OpenAPI documents.
+  const json = files.filter(({ parser, content }) => content === undefined && parser === "json");
+  for (const file of json) file.content = laidOutJson(file.source, config.printWidth ?? 80);
+  toPrettier(json.filter(({ content }) => content === undefined));
+
+  const written = await Promise.all(
+    files.map(async ({ path, sourceHash, content }) => {
+      const text = (await content)!;
+      return { path, source: sourceHash, content: text, contentHash: textHash(text) };
     }),
   );
   const listing = ownedListing(
-    [...files.map(({ path, source, contentHash }) => ({ path, source, content: contentHash }))].sort((a, b) =>
-      a.path < b.path ? -1 : 1,
-    ),
+    written.map(({ path, source, contentHash }) => ({ path, source, content: contentHash })),
   );
-  return fileTree([...files.map(({ path, content }) => [path, content] as const), [OWNED_FILES, listing]]);
+  return fileTree([...written.map(({ path, content }) => [path, content] as const), [OWNED_FILES, listing]]);
 }

@@ -4,7 +4,7 @@ import { hasVersionedFields } from "../model/versions.ts";
 import { tableNames, queryNames } from "../targets/tables.ts";
 import { targetFor } from "../targets/index.ts";
 import { fileTree, type FileTree } from "../tree/file-tree.ts";
-import { formatTree, type Reuse } from "./format.ts";
+import { formatTree, type FormatFiles, type Reuse } from "./format.ts";
 import { generatedHeader } from "./header.ts";
 import { openApiDocuments } from "./openapi.ts";
 import { emitPrismaSchema } from "./prisma-schema.ts";
@@ -53,6 +53,8 @@ export interface EmitOptions {
   sources: Sources;
   /** Formatted files of a previous generation that can be kept as they are (the CLI reads them). */
   reuse?: Reuse;
+  /** Who runs prettier: this thread unless the CLI gives its worker threads (src/cli/format-pool.ts). */
+  formatFiles?: FormatFiles;
 }
 
 /**
@@ -61,7 +63,7 @@ export interface EmitOptions {
  * function of its inputs.
  */
 export async function emitServer(model: Model, options: EmitOptions): Promise<FileTree> {
-  const files = emitFiles(model, options.sources);
+  const { files, laidOut } = emitFiles(model, options.sources);
   const headed = [...files].map(([path, content]) => {
     const header = generatedHeader(path, options.manifestName);
     return [path, header ? `${header}\n${content}` : content] as const;
@@ -69,8 +71,9 @@ export async function emitServer(model: Model, options: EmitOptions): Promise<Fi
   const formatter = {
     config: prettierConfig(options.sources),
     version: options.sources.packageVersions.prettier ?? "",
+    formatFiles: options.formatFiles,
   };
-  return formatTree(fileTree(headed), formatter, options.reuse);
+  return formatTree(fileTree(headed), formatter, options.reuse, laidOut);
 }
 
 /** The folder of the server that is its user's: generation creates it once and never touches it again. */
@@ -88,21 +91,29 @@ export function prettierConfig(sources: Sources): Options {
   return JSON.parse(sourceOf(sources, "server/prettierrc.json")) as Options;
 }
 
-/** Every file of the server as its template writes it. */
-function emitFiles(model: Model, sources: Sources): FileTree {
+/**
+ * Every file of the server as its template writes it, and the paths of those copied as they are from
+ * tablegen's own sources, which are in prettier's layout already (test/emit/laid-out.test.ts).
+ */
+export function emitFiles(model: Model, sources: Sources): { files: FileTree; laidOut: Set<string> } {
   const target = targetFor(model.database);
   const render = renderer(sources, model.database);
   const files: [string, string][] = [];
+  const laidOut = new Set<string>();
   const add = (path: string, content: string) => files.push([path, content]);
+  const copy = (path: string, content: string) => {
+    add(path, content);
+    laidOut.add(path);
+  };
   const runtime = (name: string) => {
     const text = sources.runtime.get(name);
     if (text === undefined) throw new Error(`tablegen's src/runtime has no ${name}`);
     return text;
   };
 
-  for (const [path, template] of Object.entries(SHARED_FILES)) add(path, sourceOf(sources, `server/${template}`));
-  for (const file of target.files) add(`src/${file}`, sourceOf(sources, `server/${model.database}/${file}`));
-  for (const [path, name] of Object.entries({ ...RUNTIME_FILES, ...target.runtimeFiles })) add(path, runtime(name));
+  for (const [path, template] of Object.entries(SHARED_FILES)) copy(path, sourceOf(sources, `server/${template}`));
+  for (const file of target.files) copy(`src/${file}`, sourceOf(sources, `server/${model.database}/${file}`));
+  for (const [path, name] of Object.entries({ ...RUNTIME_FILES, ...target.runtimeFiles })) copy(path, runtime(name));
 
   const project = { project: model.project, databaseUrl: target.defaultDatabaseUrl(model.project) };
   for (const [path, template] of Object.entries(target.templates)) {
@@ -142,7 +153,7 @@ function emitFiles(model: Model, sources: Sources): FileTree {
   );
 
   if (model.tables.some(hasVersionedFields))
-    add("src/http/versions.ts", sourceOf(sources, "server/src/http/versions.ts"));
+    copy("src/http/versions.ts", sourceOf(sources, "server/src/http/versions.ts"));
   for (const table of model.tables) {
     add(`src/schemas/${table.name}.ts`, render("server/schemas.ts.hbs", schemasContext(table)));
     add(
@@ -167,7 +178,7 @@ function emitFiles(model: Model, sources: Sources): FileTree {
   for (const [version, document] of openApiDocuments(model)) {
     add(`openapi/${version}.json`, JSON.stringify(document, null, 2) + "\n");
   }
-  return fileTree(files);
+  return { files: fileTree(files), laidOut };
 }
 
 /**

@@ -20,10 +20,29 @@ export function emitPrismaSchema(model: Model): string {
     '  url      = env("DATABASE_URL")',
     "}",
   ].join("\n");
-  return [header, ...model.tables.map((table) => emitModel(table, model, target))].join("\n\n") + "\n";
+  return [header, ...model.tables.map((table) => emitModel(table, relations(model), target))].join("\n\n") + "\n";
 }
 
-function emitModel(table: Table, model: Model, target: Target): string {
+/** The model's relations, looked up by table once (a table's back-relations in model order). */
+interface Relations {
+  tables: Map<string, Table>;
+  /** The fields of other tables (and their tables) that refer to each table. */
+  referring: Map<string, { other: Table; field: Field }[]>;
+}
+
+const relationsOf = new WeakMap<Model, Relations>();
+function relations(model: Model): Relations {
+  let found = relationsOf.get(model);
+  if (found) return found;
+  const referring = new Map<string, { other: Table; field: Field }[]>(model.tables.map((table) => [table.name, []]));
+  for (const other of model.tables)
+    for (const field of other.fields) if (field.relation) referring.get(field.relation.table)?.push({ other, field });
+  found = { tables: new Map(model.tables.map((table) => [table.name, table])), referring };
+  relationsOf.set(model, found);
+  return found;
+}
+
+function emitModel(table: Table, model: Relations, target: Target): string {
   const id: Row =
     table.id === "uuid"
       ? ["id", "String", ["@id @default(uuid())", ...target.uuidIdAttributes].join(" ")]
@@ -34,7 +53,7 @@ function emitModel(table: Table, model: Model, target: Target): string {
   for (const field of table.fields) {
     const relation = field.relation;
     if (!relation) continue;
-    const target = model.tables.find((candidate) => candidate.name === relation.table)!;
+    const target = model.tables.get(relation.table)!;
     const name = relation.relationName ? `"${relation.relationName}", ` : "";
     const optional = field.required ? "" : "?";
     rows.push([
@@ -43,12 +62,9 @@ function emitModel(table: Table, model: Model, target: Target): string {
       `@relation(${name}fields: [${field.name}], references: [id], onDelete: ${ON_DELETE[relation.onDelete]})`,
     ]);
   }
-  for (const other of model.tables) {
-    for (const field of other.fields) {
-      if (field.relation?.table !== table.name) continue;
-      const name = field.relation.relationName ? ` @relation("${field.relation.relationName}")` : "";
-      rows.push([field.relation.backFieldName, `${other.modelName}[]`, name.trim()]);
-    }
+  for (const { other, field } of model.referring.get(table.name) ?? []) {
+    const name = field.relation!.relationName ? ` @relation("${field.relation!.relationName}")` : "";
+    rows.push([field.relation!.backFieldName, `${other.modelName}[]`, name.trim()]);
   }
   const nameWidth = Math.max(...rows.map(([name]) => name.length));
   const typeWidth = Math.max(...rows.map(([, type]) => type.length));

@@ -19,7 +19,7 @@ export interface RefusingReference {
  * never named. The server's checks and the OpenAPI document's messages both come from here.
  */
 export function refusingReferences(table: Table, model: Model): RefusingReference[] {
-  const tables = new Map(model.tables.map((candidate) => [candidate.name, candidate]));
+  const tables = tablesByName(model);
   const refusing: RefusingReference[] = [];
   const visit = (current: Table, path: Reference[]) => {
     for (const reference of current.referencedBy) {
@@ -35,4 +35,12 @@ export function refusingReferences(table: Table, model: Model): RefusingReferenc
   };
   visit(table, []);
   return refusing;
+}
+
+/** A model's tables by name, made once per model: every table asks (a large model has thousands). */
+const byName = new WeakMap<Model, Map<string, Table>>();
+function tablesByName(model: Model): Map<string, Table> {
+  let tables = byName.get(model);
+  if (!tables) byName.set(model, (tables = new Map(model.tables.map((candidate) => [candidate.name, candidate]))));
+  return tables;
 }
