@@ -1,7 +1,7 @@
 import { cp, readFile, writeFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { REPO, scratchDir } from "./helpers/generate.ts";
 import { answersOutsideDocuments, client, failure, type Client } from "./helpers/http.ts";
 import type { LiveDatabase } from "./helpers/live-db.ts";
@@ -117,7 +117,7 @@ for (const database of ["sqlite", "postgresql"] as const) {
       // The version is the request's.
       expect((await api.post("/posts/v2/create", { title: "Second", user_id: userId })).status).toBe(201);
       expect(await audits()).toContain("audit v2 Second");
-      expect(server.output()).toContain('"msg":"audited"');
+      await vi.waitFor(() => expect(server.output()).toContain('"msg":"audited"'), { timeout: 5000 });
     });
 
     it("answers a hook's refusal with its status and exactly its message, and writes nothing", async () => {

@@ -2,7 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import { cp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { scratchDir } from "./helpers/generate.ts";
 import { answersOutsideDocuments, client } from "./helpers/http.ts";
 import type { LiveDatabase } from "./helpers/live-db.ts";
@@ -126,6 +126,8 @@ describe("npm start (run.js)", () => {
     await writeFile(join(dir, "src/custom/routes.ts"), routes("Hello"));
     const api = await start();
     expect((await api.get("/explode")).status).toBe(500);
+    // The error's log line reaches the server's output pipe on its own time, maybe after the answer.
+    await vi.waitFor(() => expect(server!.output()).toContain("exploded on purpose"), { timeout: 5000 });
     const stack = server!.output();
     expect(stack).toContain("Error: exploded on purpose\\n    at explode (");
     expect(stack).toContain(`${join(dir, "src/custom/routes.ts")}:5:9)`);
