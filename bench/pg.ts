@@ -167,15 +167,17 @@ async function seedPostgres(url: string): Promise<void> {
   }
 }
 
-/** Runs statements on the server's `postgres` database (CREATE DATABASE cannot run in a transaction). */
+/**
+ * Runs statements on the server's `postgres` database (CREATE DATABASE cannot run in a transaction);
+ * returns the postmaster's pid, the parent of this session's backend, read while the backend lives.
+ */
 async function admin(postgres: PostgresServer, statements: string[]): Promise<number | undefined> {
   const client = new pg.Client({ connectionString: `${postgres.url}/postgres` });
   await client.connect();
   try {
-    let backend: number | undefined;
     for (const statement of statements) await client.query(statement);
-    backend = (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid;
-    return backend;
+    const backend = (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid;
+    return parentOf(backend);
   } finally {
     await client.end();
   }
@@ -337,7 +339,7 @@ export async function setUpPostgres(): Promise<PgSetUp | { skipped: string }> {
 
     postgres = await startPostgres(bin);
     const server = postgres;
-    const postmaster = parentOf((await admin(postgres, ["CREATE DATABASE bench_seed"]))!)!;
+    const postmaster = (await admin(postgres, ["CREATE DATABASE bench_seed"]))!;
     const seedUrl = `${postgres.url}/bench_seed`;
     await migrate(serverDir, seedUrl);
     await seedPostgres(seedUrl);
