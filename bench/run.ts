@@ -711,7 +711,7 @@ function render(data: {
     const processes = clusterRounds[0]!.serverProcesses;
     lines.push(
       ``,
-      `### Cluster mode (\`npm run cluster\`: \`node --enable-source-maps dist/cluster.js\`, WORKERS unset: ${processes - 1} workers + the primary)`,
+      `### Cluster mode (\`npm run cluster\`: \`node run.js cluster\`, WORKERS unset: ${processes - 1} workers + the primary)`,
       ``,
       `| endpoint | cluster req/s | p50 ms | p99 ms | CPU µs/req (all processes) | server cores | load generator cores | RSS MB (sum) | generated, one process: req/s | p50 ms | p99 ms | RSS MB | ceiling req/s | cluster / one process | paired rounds | cluster / ceiling |`,
       `|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|`,
