@@ -24,10 +24,21 @@
 // Environment: PORT, HOST, DATABASE_URL (postgresql://...), DATABASE_POOL_SIZE, API_SIGNATURE_KEY
 // (comma-separated), LOG_LEVEL, WORKERS. Prints "Listening on <url>" once it listens (each worker).
 import cluster from "node:cluster";
-import { timingSafeEqual } from "node:crypto";
 import { Readable } from "node:stream";
 import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest } from "fastify";
 import pg from "pg";
+import {
+  envelope,
+  errorLog,
+  Failure,
+  formats,
+  signatureKeys,
+  signedWith,
+  UNAUTHORIZED,
+  userInput,
+  userRecord,
+  type UserInput,
+} from "./lean-contract.ts";
 
 const env = process.env;
 const workers = Number(env.WORKERS) || 0;
@@ -44,30 +55,10 @@ if (workers > 0 && cluster.isPrimary) {
 }
 
 async function serve() {
-  const keys = (env.API_SIGNATURE_KEY ?? "")
-    .split(",")
-    .map((key) => key.trim())
-    .filter((key) => key.length > 0)
-    .map((key) => Buffer.from(key, "utf8"));
-  if (keys.length === 0) throw new Error("API_SIGNATURE_KEY is not set");
+  const signed = signedWith(signatureKeys(env));
   const url = env.DATABASE_URL ?? "";
   if (!/^postgres(ql)?:\/\//.test(url)) throw new Error("DATABASE_URL must be a postgresql:// URL");
-  /** Errors only, one JSON line each on stderr (pino's shape), unless LOG_LEVEL is above error. */
-  const logErrors = !["fatal", "silent"].includes(env.LOG_LEVEL ?? "");
-  function logError(error: Error, request: FastifyRequest) {
-    if (!logErrors) return;
-    const err = { type: error.name, message: error.message, stack: error.stack };
-    process.stderr.write(
-      JSON.stringify({
-        level: 50,
-        time: Date.now(),
-        method: request.method,
-        url: request.url,
-        err,
-        msg: "request failed",
-      }) + "\n",
-    );
-  }
+  const logError = errorLog(env);
 
   // ---- database --------------------------------------------------------------------------------
 
@@ -128,42 +119,6 @@ async function serve() {
 
   // ---- schemas ---------------------------------------------------------------------------------
 
-  const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
-  const PHONE = /^\+?[0-9 ().-]+$/;
-  const DATETIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/;
-  const FIRST_INSTANT = Date.parse("0001-01-01T00:00:00Z");
-  const LAST_INSTANT = Date.parse("9999-12-31T23:59:59.999Z");
-  function isDateTime(value: string): boolean {
-    const m = DATETIME.exec(value);
-    if (!m) return false;
-    const month = +m[2]!;
-    const day = +m[3]!;
-    if (month < 1 || month > 12 || day < 1 || day > new Date(Date.UTC(+m[1]!, month, 0)).getUTCDate()) return false;
-    if (+m[4]! > 23 || +m[5]! > 59 || +m[6]! > 59) return false;
-    if (m[9] !== undefined && (+m[9] > 23 || +m[10]! > 59)) return false;
-    const instant = Date.parse(value.replace(" ", "T").toUpperCase());
-    return instant >= FIRST_INSTANT && instant <= LAST_INSTANT;
-  }
-  const formats = {
-    email: EMAIL,
-    phone: (value: string) => PHONE.test(value) && /^(\D*\d){7,15}\D*$/.test(value),
-    "date-time": isDateTime,
-  };
-
-  const userRecord = {
-    type: "object",
-    properties: {
-      id: { type: "integer" },
-      name: { type: "string" },
-      email: { type: "string" },
-      phone: { type: ["string", "null"] },
-      bio: { type: ["string", "null"] },
-      active: { type: ["boolean", "null"] },
-      created_at: { type: ["string", "null"] },
-    },
-    required: ["id", "name", "email", "phone", "bio", "active", "created_at"],
-  } as const;
-
   const categoryPost = {
     type: "object",
     properties: {
@@ -175,44 +130,6 @@ async function serve() {
     required: ["category_id", "category_name", "post_id", "description"],
   } as const;
 
-  const envelope = (data: object) => ({
-    type: "object",
-    properties: { success: { type: "boolean" }, message: { type: "string" }, data },
-    required: ["success", "message", "data"],
-  });
-
-  const userInput = {
-    type: "object",
-    properties: {
-      name: { type: "string", minLength: 1, maxLength: 255 },
-      email: { type: "string", minLength: 1, maxLength: 254, format: "email" },
-      phone: { type: ["string", "null"], maxLength: 32, format: "phone" },
-      bio: { type: ["string", "null"] },
-      active: { type: ["boolean", "null"] },
-      created_at: { type: ["string", "null"], format: "date-time" },
-    },
-    required: ["name", "email"],
-    additionalProperties: false,
-  } as const;
-
-  interface UserInput {
-    name: string;
-    email: string;
-    phone?: string | null;
-    bio?: string | null;
-    active?: boolean | null;
-    created_at?: string | null;
-  }
-
-  class Failure extends Error {
-    constructor(
-      readonly statusCode: number,
-      message: string,
-    ) {
-      super(message);
-    }
-  }
-
   // ---- HTTP ------------------------------------------------------------------------------------
 
   const app = Fastify({
@@ -221,20 +138,6 @@ async function serve() {
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, formats } },
   });
   app.removeContentTypeParser("text/plain");
-
-  const UNAUTHORIZED = JSON.stringify({ success: false, message: "Invalid or missing API signature key", data: [] });
-
-  /** Whether the header holds one of the keys: every key compared, in time that depends on no key's bytes. */
-  function signed(header: string | string[] | undefined): boolean {
-    const presented = Buffer.from(typeof header === "string" ? header : "", "utf8");
-    let valid = false;
-    for (const key of keys) {
-      // Buffers of unequal length: compare the key with itself, so both branches cost the same.
-      const same = presented.length === key.length ? timingSafeEqual(presented, key) : !timingSafeEqual(key, key);
-      valid = same || valid;
-    }
-    return valid;
-  }
 
   app.addHook("onRequest", (request, reply, done) => {
     if (signed(request.headers["x-api-signature"])) return done();

@@ -174,6 +174,9 @@ export async function transpileCeiling(serverDir: string, kinds: CeilingKind[] =
       [
         join(BENCH, `${kind}.ts`),
         `--outfile=${ceilingFile(serverDir, kind)}`,
+        // bench/lean-contract.ts, which the lean ceilings share, goes into each; packages stay imports.
+        "--bundle",
+        "--packages=external",
         "--platform=node",
         "--target=node20",
         "--format=esm",
