@@ -1,8 +1,5 @@
 import type { Options, Plugin } from "prettier";
-import * as babel from "prettier/plugins/babel";
-import * as estree from "prettier/plugins/estree";
-import * as markdown from "prettier/plugins/markdown";
-import { format } from "prettier/standalone";
+import { fitsPrintWidth } from "./code-layout.ts";
 import { laidOutJson } from "./json-layout.ts";
 import { OWNED_FILES, fileTree, ownedListing, textHash, type FileTree } from "../tree/file-tree.ts";
 
@@ -25,7 +22,22 @@ const PARSERS: [RegExp, string][] = [
 const typescript: Plugin = {
   languages: [{ name: "TypeScript", aliases: ["ts"], extensions: [".ts"], parsers: ["babel-ts"] }],
 };
-const PLUGINS = [babel, estree, markdown, typescript] as Plugin[];
+
+/**
+ * Prettier's standalone build and the plugins tablegen formats with, loaded on first use: a project
+ * whose files all come out of their templates in prettier's layout never loads them.
+ */
+let prettier: Promise<{ format: typeof import("prettier/standalone").format; plugins: Plugin[] }> | undefined;
+const loadPrettier = () =>
+  (prettier ??= Promise.all([
+    import("prettier/standalone"),
+    import("prettier/plugins/babel"),
+    import("prettier/plugins/estree"),
+    import("prettier/plugins/markdown"),
+  ]).then(([{ format }, babel, estree, markdown]) => ({
+    format,
+    plugins: [babel, estree, markdown, typescript] as Plugin[],
+  })));
 
 /** A file for prettier: its path, its text and the parser that reads it. */
 export interface FormatJob {
@@ -41,8 +53,9 @@ export interface FormatJob {
 export type FormatFiles = (jobs: FormatJob[], config: Options) => Promise<string[]>;
 
 /** One file laid out by prettier with the plugins tablegen formats with. */
-export function formatWithPrettier({ path, text, parser }: FormatJob, config: Options): Promise<string> {
-  return format(text, { ...config, filepath: path, parser, plugins: PLUGINS });
+export async function formatWithPrettier({ path, text, parser }: FormatJob, config: Options): Promise<string> {
+  const { format, plugins } = await loadPrettier();
+  return format(text, { ...config, filepath: path, parser, plugins });
 }
 
 export const formatInThread: FormatFiles = (jobs, config) =>
@@ -65,22 +78,30 @@ export interface Formatter {
  * server carries (`.prettierrc.json`), so a user who formats the server gets the same files; and
  * the listing of them all (`.tablegen-files`) with the hashes that let the next generation reuse
  * a file whose source has not changed. Files in `laidOut` are in prettier's layout already (tablegen's
- * own files, copied as they are): they are kept as they are.
+ * own files, copied as they are): they are kept as they are. Files in `rendered` were written by their
+ * templates in prettier's layout: they are kept as they are when their code fits the print width
+ * (`fitsPrintWidth`; Markdown and JSON always), else prettier lays them out. A file kept as it is
+ * is listed with one hash, its text's, as its source and its content.
  */
 export async function formatTree(
   tree: FileTree,
   formatter: Formatter,
   reuse: Reuse = () => undefined,
-  laidOut: ReadonlySet<string> = new Set(),
+  { laidOut = new Set(), rendered = new Set() }: { laidOut?: ReadonlySet<string>; rendered?: ReadonlySet<string> } = {},
 ): Promise<FileTree> {
   const { config, formatFiles = formatInThread } = formatter;
   // What a file becomes depends on prettier's version and configuration as much as on its source.
   const salt = `prettier ${formatter.version} ${JSON.stringify(config)}\n`;
   const files = [...tree].map(([path, source]) => {
     const parser = PARSERS.find(([pattern]) => pattern.test(path))?.[1];
-    const sourceHash = textHash(salt + source);
-    const content = parser === undefined || laidOut.has(path) ? source : reuse(path, sourceHash);
-    return { path, source, parser, sourceHash, content: content as string | Promise<string> | undefined };
+    const asWritten =
+      parser === undefined ||
+      laidOut.has(path) ||
+      (rendered.has(path) &&
+        (parser === "markdown" || parser === "json" || fitsPrintWidth(source, config.printWidth ?? 80)));
+    const sourceHash = asWritten ? textHash(source) : textHash(salt + source);
+    const content = (asWritten ? source : reuse(path, sourceHash)) as string | Promise<string> | undefined;
+    return { path, source, parser, sourceHash, content, asWritten };
   });
   // Prettier's files first, so that its threads work while this one lays out the JSON.
   const toPrettier = (pending: typeof files) => {
@@ -95,9 +116,9 @@ export async function formatTree(
   toPrettier(json.filter(({ content }) => content === undefined));
 
   const written = await Promise.all(
-    files.map(async ({ path, sourceHash, content }) => {
+    files.map(async ({ path, sourceHash, content, asWritten }) => {
       const text = (await content)!;
-      return { path, source: sourceHash, content: text, contentHash: textHash(text) };
+      return { path, source: sourceHash, content: text, contentHash: asWritten ? sourceHash : textHash(text) };
     }),
   );
   const listing = ownedListing(

@@ -5,6 +5,7 @@ import { tableNames, queryNames } from "../targets/tables.ts";
 import { targetFor } from "../targets/index.ts";
 import { fileTree, type FileTree } from "../tree/file-tree.ts";
 import { formatTree, type FormatFiles, type Reuse } from "./format.ts";
+import { compactJson } from "./json-layout.ts";
 import { generatedHeader } from "./header.ts";
 import { openApiDocuments } from "./openapi.ts";
 import { emitPrismaSchema } from "./prisma-schema.ts";
@@ -12,6 +13,7 @@ import { packageJson } from "./project.ts";
 import { queryContext } from "./queries.ts";
 import { readmeContext } from "./readme.ts";
 import { schemasContext } from "./schemas.ts";
+import { Call, Code } from "../layout/typescript.ts";
 import { renderer, sourceOf, type Sources } from "./templates.ts";
 
 export type { Sources };
@@ -63,7 +65,7 @@ export interface EmitOptions {
  * function of its inputs.
  */
 export async function emitServer(model: Model, options: EmitOptions): Promise<FileTree> {
-  const { files, laidOut } = emitFiles(model, options.sources);
+  const { files, laidOut, rendered } = emitFiles(model, options.sources);
   const headed = [...files].map(([path, content]) => {
     const header = generatedHeader(path, options.manifestName);
     return [path, header ? `${header}\n${content}` : content] as const;
@@ -73,7 +75,7 @@ export async function emitServer(model: Model, options: EmitOptions): Promise<Fi
     version: options.sources.packageVersions.prettier ?? "",
     formatFiles: options.formatFiles,
   };
-  return formatTree(fileTree(headed), formatter, options.reuse, laidOut);
+  return formatTree(fileTree(headed), formatter, options.reuse, { laidOut, rendered });
 }
 
 /** The folder of the server that is its user's: generation creates it once and never touches it again. */
@@ -92,17 +94,26 @@ export function prettierConfig(sources: Sources): Options {
 }
 
 /**
- * Every file of the server as its template writes it, and the paths of those copied as they are from
- * tablegen's own sources, which are in prettier's layout already (test/emit/laid-out.test.ts).
+ * Every file of the server as its template writes it; the paths of those copied as they are from
+ * tablegen's own sources, which are in prettier's layout already (test/emit/laid-out.test.ts); and
+ * the paths of those rendered in prettier's layout as long as their lines fit
+ * (test/emit/rendered.test.ts).
  */
-export function emitFiles(model: Model, sources: Sources): { files: FileTree; laidOut: Set<string> } {
+export function emitFiles(
+  model: Model,
+  sources: Sources,
+): { files: FileTree; laidOut: Set<string>; rendered: Set<string> } {
   const target = targetFor(model.database);
   const render = renderer(sources, model.database);
   const files: [string, string][] = [];
   const laidOut = new Set<string>();
-  const add = (path: string, content: string) => files.push([path, content]);
+  const rendered = new Set<string>();
+  const add = (path: string, content: string) => {
+    files.push([path, content]);
+    if (/\.(ts|md)$/.test(path)) rendered.add(path);
+  };
   const copy = (path: string, content: string) => {
-    add(path, content);
+    files.push([path, content]);
     laidOut.add(path);
   };
   const runtime = (name: string) => {
@@ -135,19 +146,34 @@ export function emitFiles(model: Model, sources: Sources): { files: FileTree; la
   const queries = model.queries.map((query) => ({ query: query.name, ...queryNames(query.name) }));
   const idParsers = [...new Set(tables.map((table) => table.idParser))].sort();
   add("src/store.ts", render("server/store.ts.hbs", { tables, queries, idParsers }));
-  add("src/hooks.ts", render("server/hooks.ts.hbs", { tables }));
+  add("src/hooks.ts", render("server/hooks.ts.hbs", { tables, tableNames: model.tables.map((table) => table.name) }));
   add(
     "src/routes.ts",
     render("server/routes.ts.hbs", {
       project: model.project,
-      versionLabels: model.versions,
+      api: { project: model.project, versions: model.versions },
       tables,
       queries,
       versions: model.versions.map((version) => ({
         version,
         deprecation: deprecationHeaders(model.deprecated[version]),
-        tables: tables.filter((_, index) => model.tables[index]!.versions.includes(version)),
-        queries: queries.filter((_, index) => model.queries[index]!.versions.includes(version)),
+        // Each table's and query's routes registered under the version's prefix, as values for tsLine.
+        registrations: [
+          ...tables
+            .filter((_, index) => model.tables[index]!.versions.includes(version))
+            .map(({ table, routes, versioned, versionsName }) =>
+              register(routes, {
+                prefix: `/${model.project}/${table}/${version}`,
+                table: new Code(`store.tables.${table}`),
+                ...(versioned && { version: new Code(`${versionsName}.${version}`) }),
+              }),
+            ),
+          ...queries
+            .filter((_, index) => model.queries[index]!.versions.includes(version))
+            .map(({ query, routes }) =>
+              register(routes, { prefix: `/${model.project}/${version}`, query: new Code(`store.queries.${query}`) }),
+            ),
+        ],
       })),
     }),
   );
@@ -175,11 +201,22 @@ export function emitFiles(model: Model, sources: Sources): { files: FileTree; la
   for (const query of model.queries) {
     add(`src/queries/${query.name}.ts`, render("server/query.ts.hbs", queryContext(query, target, model.project)));
   }
+  // The documents are laid out here, from the objects (prettier when they hold what it fills).
+  const printWidth = prettierConfig(sources).printWidth ?? 80;
   for (const [version, document] of openApiDocuments(model)) {
-    add(`openapi/${version}.json`, JSON.stringify(document, null, 2) + "\n");
+    const path = `openapi/${version}.json`;
+    const text = compactJson(document, printWidth);
+    if (text === undefined) add(path, JSON.stringify(document, null, 2) + "\n");
+    else {
+      files.push([path, text]);
+      rendered.add(path);
+    }
   }
-  return { files: fileTree(files), laidOut };
+  return { files: fileTree(files), laidOut, rendered };
 }
+
+/** `app.register(<routes>, <options>)`, as a value for tsLine. */
+const register = (routes: string, options: object) => new Call("app.register", [new Code(routes), options]);
 
 /**
  * The headers of a deprecated version's answers: `Deprecation` (RFC 9745), the date it was

@@ -63,3 +63,71 @@ function jsonLayout(value: unknown, printWidth: number): string | undefined {
   const text = print(value, "", 0, 0) + "\n";
   return fallback ? undefined : text;
 }
+
+/**
+ * A value as JSON in prettier's layout, written compactly: an object or array on one line when it
+ * fits the print width (prettier keeps an object that it finds on one line there), else one entry a
+ * line; an array of two or more objects (or arrays) of two or more entries each always broken, as
+ * prettier breaks it. An array of numbers too long for its line, which prettier fills, returns
+ * undefined: prettier lays out the file (from `JSON.stringify(value, null, 2)`).
+ */
+export function compactJson(value: unknown, printWidth: number): string | undefined {
+  let fallback = false;
+  const size = (item: unknown) =>
+    Array.isArray(item) ? item.length : item !== null && typeof item === "object" ? Object.keys(item).length : 0;
+  const alwaysBroken = (items: unknown[]) =>
+    items.length > 1 &&
+    (items.every((item) => Array.isArray(item) && size(item) > 1) ||
+      items.every((item) => item !== null && typeof item === "object" && !Array.isArray(item) && size(item) > 1));
+  // The value on one line, or undefined as soon as it is longer than `room`: a large document is
+  // not written out flat at every level of it.
+  const flat = (item: unknown, room: number): string | undefined => {
+    if (item === null || typeof item !== "object") {
+      const text = JSON.stringify(item);
+      return text.length <= room ? text : undefined;
+    }
+    const isArray = Array.isArray(item);
+    const entries = isArray
+      ? (item as unknown[]).map((element) => [undefined, element] as const)
+      : Object.entries(item);
+    if (entries.length === 0) return isArray ? "[]" : "{}";
+    let text = isArray ? "[" : "{ ";
+    for (const [index, [key, element]] of entries.entries()) {
+      if (index > 0) text += ", ";
+      if (key !== undefined) text += `${JSON.stringify(key)}: `;
+      const part = flat(element, room - text.length);
+      if (part === undefined) return undefined;
+      text += part;
+      if (text.length > room) return undefined;
+    }
+    text += isArray ? "]" : " }";
+    return text.length <= room ? text : undefined;
+  };
+  const print = (item: unknown, indent: string, column: number, tail: number): string => {
+    if (item === null || typeof item !== "object") return JSON.stringify(item);
+    const one = flat(item, printWidth - column - tail);
+    const fits = one !== undefined;
+    const inner = indent + "  ";
+    if (Array.isArray(item)) {
+      if (item.length === 0) return "[]";
+      if (fits && !alwaysBroken(item)) return one!;
+      if (item.length > 1 && item.every((element) => typeof element === "number")) fallback = true;
+      const lines = item.map((element, index) => {
+        const last = index === item.length - 1;
+        return inner + print(element, inner, inner.length, last ? 0 : 1) + (last ? "" : ",");
+      });
+      return `[\n${lines.join("\n")}\n${indent}]`;
+    }
+    const entries = Object.entries(item);
+    if (entries.length === 0) return "{}";
+    if (fits) return one!;
+    const lines = entries.map(([key, element], index) => {
+      const prefix = `${inner}${JSON.stringify(key)}: `;
+      const last = index === entries.length - 1;
+      return prefix + print(element, inner, prefix.length, last ? 0 : 1) + (last ? "" : ",");
+    });
+    return `{\n${lines.join("\n")}\n${indent}}`;
+  };
+  const text = print(value, "", 0, 0) + "\n";
+  return fallback ? undefined : text;
+}

@@ -163,16 +163,26 @@ function operationIds(tables: Table[], queries: Query[]): (key: string) => strin
 
 const ORDERED: ReadonlySet<ValueKind> = new Set(["float", "integer", "text", "datetime"]);
 
-const OPERATORS: [string, (kind: ValueKind) => boolean, string][] = [
-  ["ne", () => true, "differs from the value (a null field matches no comparison)"],
-  ["gt", (kind) => ORDERED.has(kind), "is greater than the value"],
-  ["gte", (kind) => ORDERED.has(kind), "is greater than or equal to the value"],
-  ["lt", (kind) => ORDERED.has(kind), "is less than the value"],
-  ["lte", (kind) => ORDERED.has(kind), "is less than or equal to the value"],
-  ["in", () => true, "is one of the values, separated by commas"],
-  ["contains", (kind) => kind === "text", "contains the text, ignoring case"],
-  ["null", () => true, "is null (true) or is not (false)"],
+const OPERATORS: [string, (kind: ValueKind) => boolean][] = [
+  ["ne", () => true],
+  ["gt", (kind) => ORDERED.has(kind)],
+  ["gte", (kind) => ORDERED.has(kind)],
+  ["lt", (kind) => ORDERED.has(kind)],
+  ["lte", (kind) => ORDERED.has(kind)],
+  ["in", () => true],
+  ["contains", (kind) => kind === "text"],
+  ["null", () => true],
 ];
+
+/**
+ * What the filters mean, said once in each list's description rather than in each of its
+ * parameters (a table's list has up to ten a field: they made most of a large project's documents).
+ */
+const FILTERS =
+  "Filters: `<field>=<value>` keeps the records whose field equals the value; `<field>[ne]` differs " +
+  "from it (a null field matches no comparison); `[gt]`, `[gte]`, `[lt]`, `[lte]` are greater, greater " +
+  "or equal, less, less or equal (numbers, text, date-times); `[in]` is one of the values, separated by " +
+  "commas; `[contains]` contains the text, ignoring case; `[null]=true` is null, `[null]=false` is not.";
 
 /** The parameters of a list that are not filters, which take their names first. */
 const LIST_PARAMETERS: ReadonlySet<string> = new Set(["limit", "offset", "sort", "after", "count"]);
@@ -185,13 +195,10 @@ function filterParameters(table: Table): JsonSchema[] {
   ];
   return fields.flatMap(({ name, kind }) => [
     // A field named like a list parameter (`count`) is filtered with `count[ne]` and the like only.
-    ...(LIST_PARAMETERS.has(name)
-      ? []
-      : [{ name, in: "query", description: `Records whose ${name} equals the value.`, schema: valueSchema(kind) }]),
-    ...OPERATORS.filter(([, applies]) => applies(kind)).map(([operator, , meaning]) => ({
+    ...(LIST_PARAMETERS.has(name) ? [] : [{ name, in: "query", schema: valueSchema(kind) }]),
+    ...OPERATORS.filter(([, applies]) => applies(kind)).map(([operator]) => ({
       name: `${name}[${operator}]`,
       in: "query",
-      description: `Records whose ${name} ${meaning}.`,
       ...(operator === "in" && { style: "form", explode: false }),
       schema:
         operator === "in"
@@ -281,7 +288,7 @@ function tableOperations(table: Table, model: Model, version: string, operationI
         summary: `List ${table.name} records`,
         description:
           `${about}Without parameters: every record, in id order. With them: a page, filtered (the filters ` +
-          "combine with AND), sorted, counted. Bad parameters are one 400 naming every problem.",
+          `combine with AND), sorted, counted. Bad parameters are one 400 naming every problem.\n\n${FILTERS}`,
         tags,
         parameters: listParameters(table),
         responses: responses(

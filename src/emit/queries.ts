@@ -2,6 +2,7 @@ import type { Query, QueryColumn, QueryParam } from "../model/types.ts";
 import { queryNames } from "../targets/tables.ts";
 import type { Target } from "../targets/index.ts";
 import { valueSchema, type JsonSchema } from "./schemas.ts";
+import { Call, Code } from "../layout/typescript.ts";
 
 /** A number as JSON writes it (the pattern of the server's http/numbers.ts). */
 const JSON_NUMBER = "^-?(0|[1-9]\\d*)(\\.\\d+)?([eE][+-]?\\d+)?$";
@@ -75,8 +76,17 @@ export function queryContext(query: Query, target: Target, project: string) {
     ),
     /** Text parameters are refused when the databases cannot store them alike (http/text.ts). */
     usesText: query.params.some((param) => param.kind === "text"),
-    params: query.params.map((param) => ({ name: param.name, kind: param.kind, schema: paramSchema(param) })),
+    params: query.params.map((param) => ({ name: param.name, kind: param.kind })),
     paramNames: query.params.map((param) => param.name),
-    required: query.params.map((param) => param.name),
+    // The route's schema, as a value for tsLine (src/layout/typescript.ts).
+    schema: {
+      querystring: {
+        type: "object",
+        properties: Object.fromEntries(query.params.map((param) => [param.name, paramSchema(param)])),
+        required: query.params.map((param) => param.name),
+        additionalProperties: false,
+      },
+      response: { 200: new Call("envelopeSchema", [{ type: "array", items: new Code("ROW") }]) },
+    },
   };
 }

@@ -16,15 +16,30 @@ function sample(field: Field): unknown {
   return field.kind === "uuid" ? SAMPLE_UUID : SAMPLES[field.type];
 }
 
+/** The print width of the README's code blocks: the server's prettier configuration (templates/server/prettierrc.json). */
+const README_CODE_WIDTH = 120;
+
 /** The README's typed-client example: a call of the newest version, a list when it serves a table. */
 function clientExample(model: Model) {
   const version = [...model.versions].sort((a, b) => Number(b.slice(1)) - Number(a.slice(1)))[0]!;
   const table = model.tables.find((candidate) => candidate.versions.includes(version));
+  const path = `/${model.project}/${table?.name}/${version}/list`;
+  const head = `const { data, error } = await api.GET("${path}", {`;
+  // As prettier lays out the call: its last argument hugged when the first line fits, else one a line.
+  const get =
+    head.length <= README_CODE_WIDTH
+      ? [head, `  params: { query: { limit: 20, sort: ["-id"] } },`, `});`]
+      : [
+          `const { data, error } = await api.GET(`,
+          `  "${path}",`,
+          `  {`,
+          `    params: { query: { limit: 20, sort: ["-id"] } },`,
+          `  },`,
+          `);`,
+        ];
   const call = table
     ? [
-        `const { data, error } = await api.GET("/${model.project}/${table.name}/${version}/list", {`,
-        `  params: { query: { limit: 20, sort: ["-id"] } },`,
-        `});`,
+        ...get,
         `// data.data: the ${table.name} records, typed; error: the failure envelope.`,
         `if (data) console.log(data.data);`,
         `else console.error(error.message);`,

@@ -1,6 +1,7 @@
 import type { Field, Table, ValueKind } from "../model/types.ts";
 import { hasVersionedFields, isStoredShape, tableInVersion, type VersionField } from "../model/versions.ts";
 import { TS_TYPES, tableNames } from "../targets/tables.ts";
+import { Call, Code } from "../layout/typescript.ts";
 
 /** A JSON Schema (draft 2020-12, which OpenAPI 3.1 uses), as plain data. */
 export type JsonSchema = { [keyword: string]: unknown };
@@ -81,9 +82,13 @@ export function schemasContext(table: Table) {
   };
 }
 
-/** The versions of a table some of which differ from how it is stored: their schemas, names and defaults. */
+/**
+ * The versions of a table some of which differ from how it is stored: their schemas, names and
+ * defaults, by version, as the value of `schemas.ts.hbs`'s `<table>Versions`.
+ */
 function versionsContext(table: Table) {
-  return table.versions.map((version) => {
+  const { schemas, listTable } = tableNames(table.name);
+  const versions = table.versions.map((version) => {
     const view = tableInVersion(table, version);
     const names = {
       fields: { id: "id", ...Object.fromEntries(view.fields.map((field) => [field.name, field.column])) },
@@ -94,15 +99,23 @@ function versionsContext(table: Table) {
         }),
       ),
     };
-    if (isStoredShape(table, version)) return { version, stored: true, ...names };
-    return {
+    if (isStoredShape(table, version)) {
+      return [version, { schemas: new Code(schemas), listTable: new Code(listTable), ...names }];
+    }
+    const { record, create, update } = tableSchemas(view);
+    return [
       version,
-      stored: false,
-      schema: tableSchemas(view),
-      listFields: { id: table.id === "uuid" ? "uuid" : "integer", ...fieldKinds(view.fields) },
-      ...names,
-    };
+      {
+        schemas: new Call("routeSchemas", [record, create, update]),
+        listTable: {
+          name: table.name,
+          fields: { id: table.id === "uuid" ? "uuid" : "integer", ...fieldKinds(view.fields) },
+        },
+        ...names,
+      },
+    ];
   });
+  return Object.fromEntries(versions);
 }
 
 function fieldKinds(fields: Field[]): Record<string, ValueKind> {

@@ -1,5 +1,7 @@
 import Handlebars from "handlebars";
 import type { Database } from "../manifest/schema.ts";
+import { markdownTable } from "../layout/markdown.ts";
+import { Call, Code, tsImport, tsLine } from "../layout/typescript.ts";
 
 /**
  * What the emitters are made from, read by the CLI and handed in as data: the emitters themselves
@@ -30,7 +32,35 @@ export function renderer(sources: Sources, database?: Database): Render {
   if (existing) return existing;
 
   const handlebars = Handlebars.create();
+  const { printWidth = 80 } = JSON.parse(sources.templates.get("server/prettierrc.json") ?? "{}") as {
+    printWidth?: number;
+  };
+  /** A helper's arguments, without the options Handlebars passes last, and without empty ones. */
+  const args = (values: unknown[]) =>
+    values
+      .slice(0, -1)
+      .flat()
+      .filter((value) => value !== "" && value !== undefined);
   handlebars.registerHelper({
+    // TypeScript in prettier's layout (src/layout/typescript.ts).
+    tsLine: (indent: string, prefix: string, value: unknown, suffix: unknown) =>
+      tsLine(indent, prefix, value, typeof suffix === "string" ? suffix : "", printWidth),
+    tsImport: (from: string, ...names: unknown[]) => tsImport(args(names) as string[], from, printWidth),
+    tsImportType: (from: string, ...names: unknown[]) => tsImport(args(names) as string[], from, printWidth, true),
+    // The block when its first line fits the print width, else its {{else}}: prettier's choice
+    // between a call with its last argument hugged and its arguments one a line.
+    ifFits(this: unknown, options: Handlebars.HelperOptions) {
+      const block = options.fn(this);
+      const end = block.indexOf("\n");
+      return (end < 0 ? block.length : end) <= printWidth ? block : options.inverse(this);
+    },
+    // A Markdown table, its columns padded to one width as prettier aligns them.
+    mdTable(this: unknown, options: Handlebars.HelperOptions) {
+      return markdownTable(options.fn(this));
+    },
+    // Values for tsLine: code as it is, and a call.
+    code: (text: string) => new Code(text),
+    call: (callee: string, ...values: unknown[]) => new Call(callee, values.slice(0, -1)),
     json: (value: unknown) => JSON.stringify(value),
     join: (items: unknown[], separator: unknown) => items.join(typeof separator === "string" ? separator : ", "),
     concat: (...parts: unknown[]) => parts.slice(0, -1).join(""),

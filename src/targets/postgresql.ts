@@ -1,6 +1,7 @@
 import type { Field, Model, Table, ValueKind } from "../model/types.ts";
 import type { Rename } from "../migrate/plan.ts";
 import { positionalSql } from "../manifest/sql.ts";
+import { Code, tsString } from "../layout/typescript.ts";
 import { renamedIndexes } from "./renames.ts";
 import { literal, quote, recordFinishedSql, scratchTables, statement } from "./sql.ts";
 import { defaultDateTime, tableContext, type Storage } from "./tables.ts";
@@ -15,9 +16,10 @@ const storage: Storage = {
   storedDefault(field) {
     const fallback = field.default!;
     if (fallback.kind === "now") return "storedNow()";
-    if (field.kind === "datetime") return JSON.stringify(`${defaultDateTime(fallback.value)}Z`);
-    return JSON.stringify(fallback.value);
+    if (field.kind === "datetime") return tsString(`${defaultDateTime(fallback.value)}Z`);
+    return typeof fallback.value === "string" ? tsString(fallback.value) : String(fallback.value);
   },
+  statement: (name, sql) => ({ name, text: new Code(`\`${sql}\``) }),
 };
 
 export const postgresql: Target = {
@@ -54,11 +56,20 @@ export const postgresql: Target = {
 
   tableContext(table, model) {
     const context = tableContext(table, model, storage);
-    const doubles = table.fields.filter((field) => field.kind === "float").map((field) => JSON.stringify(field.name));
+    const doubles = table.fields.filter((field) => field.kind === "float").map((field) => field.name);
     return {
       ...context,
       sql: { ...context.sql, batch: batchSql(table) },
       doubles,
+      // The values of the insert and update statements, in their parameters' order.
+      createValues: [
+        ...(table.id === "uuid" ? ["randomUUID()"] : []),
+        ...context.fields.map((field) => field.createValue),
+      ].map((value) => new Code(value)),
+      updateValues: [
+        "id",
+        ...context.fields.flatMap((field) => [`${JSON.stringify(field.name)} in changes`, field.changeValue]),
+      ].map((value) => new Code(value)),
       valueHelpers: [...(doubles.length > 0 ? ["jsonDoubles"] : []), ...context.valueHelpers],
     };
   },

@@ -1,6 +1,7 @@
 import type { Field, Model, Table } from "../model/types.ts";
 import type { Rename } from "../migrate/plan.ts";
 import { prismaModels } from "../migrate/schema-updates.ts";
+import { Call, Code, tsString } from "../layout/typescript.ts";
 import { renamedIndexes } from "./renames.ts";
 import { literal, quote, recordFinishedSql, scratchTables } from "./sql.ts";
 import { TS_TYPES, defaultDateTime, tableContext, type Storage } from "./tables.ts";
@@ -23,8 +24,9 @@ const storage: Storage = {
     if (fallback.kind === "now") return "storedNow()";
     if (field.kind === "boolean") return String(Number(fallback.value));
     if (field.kind === "datetime") return JSON.stringify(storedDateTime(fallback.value));
-    return JSON.stringify(fallback.value);
+    return typeof fallback.value === "string" ? tsString(fallback.value) : String(fallback.value);
   },
+  statement: (_name, sql) => new Call("db.prepare", [new Code(`\`${sql}\``)]),
 };
 
 /** A date-time literal as SQLite stores it. */

@@ -51,6 +51,8 @@ export interface Storage {
   converter(field: Field): string | undefined;
   /** The stored form of the field's default, as a literal (or `storedNow()`). */
   storedDefault(field: Field): string;
+  /** A named statement as the table module holds it, a value for tsLine (src/layout/typescript.ts). */
+  statement(name: string, sql: string): unknown;
 }
 
 /**
@@ -91,25 +93,40 @@ export function tableContext(table: Table, model: Model, storage: Storage) {
       ]),
       remove: statement([`DELETE ${from}`, `WHERE "id" = ${id}`]),
     },
-    references: table.fields.flatMap((field) =>
-      field.relation
+    // Each reference field, with a statement telling whether the record it names exists.
+    references: table.fields.flatMap(({ name, relation }) =>
+      relation
         ? [
             {
-              field: field.name,
-              table: field.relation.table,
-              sql: `SELECT 1 FROM ${quote(field.relation.table)} WHERE "id" = ${storage.single}`,
+              field: name,
+              table: relation.table,
+              exists: storage.statement(
+                `${relation.table}.exists`,
+                `SELECT 1 FROM ${quote(relation.table)} WHERE "id" = ${storage.single}`,
+              ),
             },
           ]
         : [],
     ),
-    referrers: deleteBlockers(table, model, storage.single),
+    referrers: deleteBlockers(table, model, storage.single).map(({ table, name, sql }) => ({
+      table,
+      holds: storage.statement(name, sql),
+    })),
     fields: table.fields.map((field) => {
       const converter = storage.converter(field);
+      const stored = (value: string) => (converter ? `${converter}(${value})` : value);
+      const input = `input.${field.name}`;
       return {
         name: field.name,
-        required: field.required,
-        converter,
-        default: field.default === undefined ? undefined : storage.storedDefault(field),
+        /** The field's stored value on create: its default when the input leaves it out. */
+        createValue:
+          field.default !== undefined
+            ? `${input} === undefined ? ${storage.storedDefault(field)} : ${stored(input)}`
+            : converter || field.required
+              ? stored(input)
+              : `${input} ?? null`,
+        /** The field's stored value on update, null when the changes leave it out. */
+        changeValue: converter ? stored(`changes.${field.name}`) : `changes.${field.name} ?? null`,
       };
     }),
     valueHelpers: valueHelpers(table, storage),

@@ -1,6 +1,6 @@
 import { format } from "prettier";
 import { describe, expect, it } from "vitest";
-import { laidOutJson } from "../../src/emit/json-layout.ts";
+import { compactJson, laidOutJson } from "../../src/emit/json-layout.ts";
 
 // Generated JSON (the OpenAPI documents, package.json) is laid out without prettier, as prettier lays it out.
 
@@ -44,7 +44,24 @@ describe("JSON laid out as prettier does", () => {
     expect(laidOutJson(source, 40)).toBe(await prettier(source));
   });
 
+  it.each(values)("%s, written compactly", async (_, value) => {
+    const text = compactJson(value, 40)!;
+    expect(text).toBe(await prettier(text));
+  });
+
+  it.each([
+    ["an object that fits, on one line", { a: { b: 1, c: "x" } }, '{ "a": { "b": 1, "c": "x" } }\n'],
+    ["a trailing comma counted in the width", { first: { aaaaa: "bbbbbbbbbbbbbb", c: 1 }, z: 1 }, null],
+    ["an array of objects broken, one of one object kept", { d: [{ x: 1, y: 2 }, { x: 1, y: 2 }], e: [{ x: 1 }] }, null],
+  ])("%s, written compactly", async (_, value, expected) => {
+    const text = compactJson(value, 40)!;
+    expect(text).toBe(await prettier(JSON.stringify(value)));
+    if (expected !== null) expect(text).toBe(expected);
+  });
+
   it("leaves to prettier what it fills or what was not written by JSON.stringify", () => {
+    expect(compactJson({ numbers: [1, 2, 3] }, 40)).toBe('{ "numbers": [1, 2, 3] }\n');
+    expect(compactJson({ numbers: Array.from({ length: 20 }, (_, n) => n) }, 40)).toBeUndefined();
     expect(laidOutJson(JSON.stringify({ numbers: [1, 2, 3] }, null, 2), 40)).toBeUndefined();
     expect(laidOutJson('{ "printWidth": 120 }\n', 40)).toBeUndefined();
     expect(laidOutJson('// a comment\n{ "a": 1 }\n', 40)).toBeUndefined();

@@ -37,6 +37,7 @@ const MEBIBYTE = 1024 * 1024;
 export function databaseUrl(env: NodeJS.ProcessEnv = process.env): string {
   return env.DATABASE_URL || "file:./data.db";
 }
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const signatureKeys = (env.API_SIGNATURE_KEY ?? "")
     .split(",")

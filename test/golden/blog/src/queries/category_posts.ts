@@ -33,9 +33,7 @@ const ROW = {
 const schema = {
   querystring: {
     type: "object",
-    properties: {
-      category_id: { type: "string" },
-    },
+    properties: { category_id: { type: "string" } },
     required: ["category_id"],
     additionalProperties: false,
   },

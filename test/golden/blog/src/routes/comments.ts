@@ -4,35 +4,30 @@ import type { Routed } from "../hooked.js";
 import { after, created, deleted, found, updated } from "../http/envelope.js";
 import { notFound } from "../http/errors.js";
 import type { IdParams } from "../http/ids.js";
-import { nextPageUrl, parseListQuery } from "../http/list.js";
+import { nextPageUrl, parseListQuery, type ListQueryString } from "../http/list.js";
 import { jsonBatch, streamedList, WHOLE_TABLE } from "../http/stream.js";
 import { commentsListTable, commentsSchemas, type CommentsInput } from "../schemas/comments.js";
 import type { CommentsTable } from "../tables/comments.js";
 
 /** The routes of the comments table, registered under /blog/comments/<version> for each of its versions. */
 export const commentsRoutes: FastifyPluginAsync<{ table: Routed<CommentsTable> }> = async (app, { table }) => {
-  app.get<{ Querystring: Record<string, string | string[]> }>(
-    "/list",
-    { schema: commentsSchemas.list },
-    (request, reply) => {
-      const query = parseListQuery(request.query, commentsListTable);
-      if (query === undefined) {
-        // The whole table: answered at once when it fits one batch, else streamed a batch at a time.
-        return after(table.page(WHOLE_TABLE), (first) => {
-          if (!first.more) return found(first.records);
-          return reply
-            .type("application/json; charset=utf-8")
-            .send(streamedList(jsonBatch(first.records), table.batchAfter));
-        });
-      }
-      return after(table.page(query), (page) => {
-        if (page.total !== undefined) reply.header("x-total-count", page.total);
-        if (page.more)
-          reply.header("link", `<${nextPageUrl(request.url, query, page.records.at(-1)!.id)}>; rel="next"`);
-        return found(page.records);
+  app.get<{ Querystring: ListQueryString }>("/list", { schema: commentsSchemas.list }, (request, reply) => {
+    const query = parseListQuery(request.query, commentsListTable);
+    if (query === undefined) {
+      // The whole table: answered at once when it fits one batch, else streamed a batch at a time.
+      return after(table.page(WHOLE_TABLE), (first) => {
+        if (!first.more) return found(first.records);
+        return reply
+          .type("application/json; charset=utf-8")
+          .send(streamedList(jsonBatch(first.records), table.batchAfter));
       });
-    },
-  );
+    }
+    return after(table.page(query), (page) => {
+      if (page.total !== undefined) reply.header("x-total-count", page.total);
+      if (page.more) reply.header("link", `<${nextPageUrl(request.url, query, page.records.at(-1)!.id)}>; rel="next"`);
+      return found(page.records);
+    });
+  });
 
   app.get<{ Params: IdParams }>("/show/:id", { schema: commentsSchemas.show }, (request) =>
     after(table.find(request.params.id), (record) => found(record ?? notFound())),

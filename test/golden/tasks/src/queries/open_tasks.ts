@@ -24,12 +24,7 @@ const ROW = {
 } as const;
 
 const schema = {
-  querystring: {
-    type: "object",
-    properties: {},
-    required: [],
-    additionalProperties: false,
-  },
+  querystring: { type: "object", properties: {}, required: [], additionalProperties: false },
   response: { 200: envelopeSchema({ type: "array", items: ROW }) },
 } as const;
 

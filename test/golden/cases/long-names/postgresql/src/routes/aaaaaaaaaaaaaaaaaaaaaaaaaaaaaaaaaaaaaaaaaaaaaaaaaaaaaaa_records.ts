@@ -4,7 +4,7 @@ import type { Routed } from "../hooked.js";
 import { after, created, deleted, found, updated } from "../http/envelope.js";
 import { notFound } from "../http/errors.js";
 import type { IdParams } from "../http/ids.js";
-import { nextPageUrl, parseListQuery } from "../http/list.js";
+import { nextPageUrl, parseListQuery, type ListQueryString } from "../http/list.js";
 import { jsonBatch, streamedList, WHOLE_TABLE } from "../http/stream.js";
 import {
   aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsListTable,
@@ -17,7 +17,7 @@ import type { AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsTabl
 export const aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRoutes: FastifyPluginAsync<{
   table: Routed<AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsTable>;
 }> = async (app, { table }) => {
-  app.get<{ Querystring: Record<string, string | string[]> }>(
+  app.get<{ Querystring: ListQueryString }>(
     "/list",
     { schema: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsSchemas.list },
     (request, reply) => {

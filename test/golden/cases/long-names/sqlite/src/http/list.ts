@@ -13,6 +13,9 @@ export interface ListTable {
   fields: Readonly<Record<string, Kind>>;
 }
 
+/** A list's query string as Fastify parses it: a parameter given twice is an array. */
+export type ListQueryString = Record<string, string | string[]>;
+
 export type Operator = "eq" | "ne" | "gt" | "gte" | "lt" | "lte" | "in" | "contains" | "null";
 
 export interface Filter {

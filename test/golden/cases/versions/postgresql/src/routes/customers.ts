@@ -4,7 +4,7 @@ import type { Routed } from "../hooked.js";
 import { after, created, deleted, found, updated } from "../http/envelope.js";
 import { notFound } from "../http/errors.js";
 import type { IdParams } from "../http/ids.js";
-import { nextPageUrl, parseListQuery } from "../http/list.js";
+import { nextPageUrl, parseListQuery, type ListQueryString } from "../http/list.js";
 import { jsonBatch, streamedList, WHOLE_TABLE } from "../http/stream.js";
 import { versioned, type TableVersion, type Values } from "../http/versions.js";
 import type { CustomersTable } from "../tables/customers.js";
@@ -19,7 +19,7 @@ export const customersRoutes: FastifyPluginAsync<{ table: Routed<CustomersTable>
 ) => {
   const table = versioned(stored, version);
   const { schemas, listTable } = version;
-  app.get<{ Querystring: Record<string, string | string[]> }>("/list", { schema: schemas.list }, (request, reply) => {
+  app.get<{ Querystring: ListQueryString }>("/list", { schema: schemas.list }, (request, reply) => {
     const query = parseListQuery(request.query, listTable);
     if (query === undefined) {
       // The whole table: answered at once when it fits one batch, else streamed a batch at a time.

@@ -4,35 +4,30 @@ import type { Routed } from "../hooked.js";
 import { after, created, deleted, found, updated } from "../http/envelope.js";
 import { notFound } from "../http/errors.js";
 import type { IdParams } from "../http/ids.js";
-import { nextPageUrl, parseListQuery } from "../http/list.js";
+import { nextPageUrl, parseListQuery, type ListQueryString } from "../http/list.js";
 import { jsonBatch, streamedList, WHOLE_TABLE } from "../http/stream.js";
 import { notesListTable, notesSchemas, type NotesInput } from "../schemas/notes.js";
 import type { NotesTable } from "../tables/notes.js";
 
 /** The routes of the notes table, registered under /shop/notes/<version> for each of its versions. */
 export const notesRoutes: FastifyPluginAsync<{ table: Routed<NotesTable> }> = async (app, { table }) => {
-  app.get<{ Querystring: Record<string, string | string[]> }>(
-    "/list",
-    { schema: notesSchemas.list },
-    (request, reply) => {
-      const query = parseListQuery(request.query, notesListTable);
-      if (query === undefined) {
-        // The whole table: answered at once when it fits one batch, else streamed a batch at a time.
-        return after(table.page(WHOLE_TABLE), (first) => {
-          if (!first.more) return found(first.records);
-          return reply
-            .type("application/json; charset=utf-8")
-            .send(streamedList(jsonBatch(first.records), table.batchAfter));
-        });
-      }
-      return after(table.page(query), (page) => {
-        if (page.total !== undefined) reply.header("x-total-count", page.total);
-        if (page.more)
-          reply.header("link", `<${nextPageUrl(request.url, query, page.records.at(-1)!.id)}>; rel="next"`);
-        return found(page.records);
+  app.get<{ Querystring: ListQueryString }>("/list", { schema: notesSchemas.list }, (request, reply) => {
+    const query = parseListQuery(request.query, notesListTable);
+    if (query === undefined) {
+      // The whole table: answered at once when it fits one batch, else streamed a batch at a time.
+      return after(table.page(WHOLE_TABLE), (first) => {
+        if (!first.more) return found(first.records);
+        return reply
+          .type("application/json; charset=utf-8")
+          .send(streamedList(jsonBatch(first.records), table.batchAfter));
       });
-    },
-  );
+    }
+    return after(table.page(query), (page) => {
+      if (page.total !== undefined) reply.header("x-total-count", page.total);
+      if (page.more) reply.header("link", `<${nextPageUrl(request.url, query, page.records.at(-1)!.id)}>; rel="next"`);
+      return found(page.records);
+    });
+  });
 
   app.get<{ Params: IdParams }>("/show/:id", { schema: notesSchemas.show }, (request) =>
     after(table.find(request.params.id), (record) => found(record ?? notFound())),
