@@ -1,6 +1,5 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { execa } from "execa";
 import type { Target } from "../targets/index.ts";
 
 /** Where a server's typed Prisma Client is generated (prisma/schema.prisma's generator output). */
@@ -28,6 +27,7 @@ export async function refreshPrismaClient(
   const prisma = join(outDir, "node_modules", "prisma", "build", "index.js");
   if (!existsSync(prisma)) return { status: "not installed" };
   if (!schemaChanged && existsSync(join(outDir, CLIENT_DIR))) return { status: "up to date" };
+  const { execa } = await import("execa");
   const result = await execa(process.execPath, [prisma, "generate"], {
     cwd: outDir,
     // Any URL of the provider will do: generating opens no database, but the server's

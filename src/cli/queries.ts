@@ -2,7 +2,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import Database from "better-sqlite3";
 import { columnKind } from "../model/build.ts";
 import type { Model, Query, QueryColumn } from "../model/types.ts";
@@ -140,6 +140,7 @@ function pgliteVersion(): string {
  * made before takes under half of that, so the first is kept in the OS's temporary directory.
  */
 async function emptyPostgres(): Promise<PGlite> {
+  const { PGlite } = await import("@electric-sql/pglite");
   const kept = join(tmpdir(), `tablegen-pglite-${pgliteVersion()}.tar.gz`);
   if (existsSync(kept)) {
     try {

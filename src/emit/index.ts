@@ -5,9 +5,8 @@ import { tableNames, queryNames } from "../targets/tables.ts";
 import { targetFor } from "../targets/index.ts";
 import { fileTree, type FileTree } from "../tree/file-tree.ts";
 import { formatTree, type FormatFiles, type Reuse } from "./format.ts";
-import { compactJson } from "./json-layout.ts";
+import { documentFiles } from "./documents.ts";
 import { generatedHeader } from "./header.ts";
-import { openApiDocuments } from "./openapi.ts";
 import { emitPrismaSchema } from "./prisma-schema.ts";
 import { packageJson } from "./project.ts";
 import { queryContext } from "./queries.ts";
@@ -61,8 +60,8 @@ export interface EmitOptions {
 
 /**
  * The whole generated server for a model, in memory: every file emitted from the model by the
- * templates, headed and laid out by prettier, and their listing (`.tablegen-files`). A pure
- * function of its inputs.
+ * templates and the OpenAPI documents, headed, in prettier's layout, and their listing
+ * (`.tablegen-files`). A pure function of its inputs.
  */
 export async function emitServer(model: Model, options: EmitOptions): Promise<FileTree> {
   const { files, laidOut, rendered } = emitFiles(model, options.sources);
@@ -201,16 +200,9 @@ export function emitFiles(
   for (const query of model.queries) {
     add(`src/queries/${query.name}.ts`, render("server/query.ts.hbs", queryContext(query, target, model.project)));
   }
-  // The documents are laid out here, from the objects (prettier when they hold what it fills).
-  const printWidth = prettierConfig(sources).printWidth ?? 80;
-  for (const [version, document] of openApiDocuments(model)) {
-    const path = `openapi/${version}.json`;
-    const text = compactJson(document, printWidth);
-    if (text === undefined) add(path, JSON.stringify(document, null, 2) + "\n");
-    else {
-      files.push([path, text]);
-      rendered.add(path);
-    }
+  for (const { path, text, laidOut: written } of documentFiles(model, prettierConfig(sources).printWidth ?? 80)) {
+    files.push([path, text]);
+    if (written) rendered.add(path);
   }
   return { files: fileTree(files), laidOut, rendered };
 }

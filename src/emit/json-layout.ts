@@ -65,6 +65,17 @@ function jsonLayout(value: unknown, printWidth: number): string | undefined {
 }
 
 /**
+ * A string's width as JSON writes it, quotes and escapes included. Text with characters beyond ASCII,
+ * which prettier may count two columns wide, is counted wider than any line: what holds it is broken
+ * (an object stays broken under prettier; only names, which are ASCII, are array elements).
+ */
+function quotedLength(text: string): number {
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0080-\uffff]/.test(text)) return Number.MAX_SAFE_INTEGER;
+  return /["\\\u0000-\u001f\u007f]/.test(text) ? JSON.stringify(text).length : text.length + 2;
+}
+
+/**
  * A value as JSON in prettier's layout, written compactly: an object or array on one line when it
  * fits the print width (prettier keeps an object that it finds on one line there), else one entry a
  * line; an array of two or more objects (or arrays) of two or more entries each always broken, as
@@ -79,34 +90,48 @@ export function compactJson(value: unknown, printWidth: number): string | undefi
     items.length > 1 &&
     (items.every((item) => Array.isArray(item) && size(item) > 1) ||
       items.every((item) => item !== null && typeof item === "object" && !Array.isArray(item) && size(item) > 1));
-  // The value on one line, or undefined as soon as it is longer than `room`: a large document is
-  // not written out flat at every level of it.
-  const flat = (item: unknown, room: number): string | undefined => {
+  // The length of the value on one line, or -1 as soon as it is longer than `room`: a large document
+  // is measured a line's width deep at each level, and only what fits is written out flat.
+  const flatLength = (item: unknown, room: number): number => {
     if (item === null || typeof item !== "object") {
-      const text = JSON.stringify(item);
-      return text.length <= room ? text : undefined;
+      const length = typeof item === "string" ? quotedLength(item) : JSON.stringify(item).length;
+      return length <= room ? length : -1;
     }
-    const isArray = Array.isArray(item);
-    const entries = isArray
-      ? (item as unknown[]).map((element) => [undefined, element] as const)
-      : Object.entries(item);
-    if (entries.length === 0) return isArray ? "[]" : "{}";
-    let text = isArray ? "[" : "{ ";
-    for (const [index, [key, element]] of entries.entries()) {
-      if (index > 0) text += ", ";
-      if (key !== undefined) text += `${JSON.stringify(key)}: `;
-      const part = flat(element, room - text.length);
-      if (part === undefined) return undefined;
-      text += part;
-      if (text.length > room) return undefined;
+    if (Array.isArray(item)) {
+      let length = 1;
+      for (const element of item) {
+        if (length > 1) length += 2;
+        const part = flatLength(element, room - length - 1);
+        if (part < 0) return -1;
+        length += part;
+      }
+      return length + 1 <= room ? length + 1 : -1;
     }
-    text += isArray ? "]" : " }";
-    return text.length <= room ? text : undefined;
+    const keys = Object.keys(item);
+    if (keys.length === 0) return 2 <= room ? 2 : -1;
+    let length = 2;
+    for (const key of keys) {
+      if (length > 2) length += 2;
+      length += quotedLength(key) + 2;
+      const part = flatLength((item as Record<string, unknown>)[key], room - length - 2);
+      if (part < 0) return -1;
+      length += part;
+    }
+    return length + 2 <= room ? length + 2 : -1;
+  };
+  const flat = (item: unknown): string => {
+    if (Array.isArray(item)) return `[${item.map(flat).join(", ")}]`;
+    if (item !== null && typeof item === "object") {
+      const entries = Object.entries(item);
+      if (entries.length === 0) return "{}";
+      return `{ ${entries.map(([key, element]) => `${JSON.stringify(key)}: ${flat(element)}`).join(", ")} }`;
+    }
+    return JSON.stringify(item);
   };
   const print = (item: unknown, indent: string, column: number, tail: number): string => {
     if (item === null || typeof item !== "object") return JSON.stringify(item);
-    const one = flat(item, printWidth - column - tail);
-    const fits = one !== undefined;
+    const fits = flatLength(item, printWidth - column - tail) >= 0;
+    const one = fits ? flat(item) : undefined;
     const inner = indent + "  ";
     if (Array.isArray(item)) {
       if (item.length === 0) return "[]";

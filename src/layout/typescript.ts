@@ -23,6 +23,7 @@ export class Call {
 /** A string literal as prettier writes it: double quotes, unless the text holds more of them than single ones. */
 export function tsString(text: string): string {
   const json = JSON.stringify(text);
+  if (!text.includes('"')) return json;
   const doubles = text.split('"').length - 1;
   const singles = text.split("'").length - 1;
   if (doubles <= singles) return json;

@@ -52,7 +52,17 @@ describe("JSON laid out as prettier does", () => {
   it.each([
     ["an object that fits, on one line", { a: { b: 1, c: "x" } }, '{ "a": { "b": 1, "c": "x" } }\n'],
     ["a trailing comma counted in the width", { first: { aaaaa: "bbbbbbbbbbbbbb", c: 1 }, z: 1 }, null],
-    ["an array of objects broken, one of one object kept", { d: [{ x: 1, y: 2 }, { x: 1, y: 2 }], e: [{ x: 1 }] }, null],
+    [
+      "an array of objects broken, one of one object kept",
+      {
+        d: [
+          { x: 1, y: 2 },
+          { x: 1, y: 2 },
+        ],
+        e: [{ x: 1 }],
+      },
+      null,
+    ],
   ])("%s, written compactly", async (_, value, expected) => {
     const text = compactJson(value, 40)!;
     expect(text).toBe(await prettier(JSON.stringify(value)));
@@ -65,5 +75,14 @@ describe("JSON laid out as prettier does", () => {
     expect(laidOutJson(JSON.stringify({ numbers: [1, 2, 3] }, null, 2), 40)).toBeUndefined();
     expect(laidOutJson('{ "printWidth": 120 }\n', 40)).toBeUndefined();
     expect(laidOutJson('// a comment\n{ "a": 1 }\n', 40)).toBeUndefined();
+  });
+});
+
+describe("compact JSON with text beyond ASCII", () => {
+  it("breaks what holds it, which prettier keeps broken whatever it counts its width", async () => {
+    const value = { tags: { name: "notes", description: "メモ、備考" }, short: { a: "é" } };
+    const text = compactJson(value, 40)!;
+    expect(text).toBe(await prettier(text));
+    expect(text).toContain('"description": "メモ、備考"\n');
   });
 });

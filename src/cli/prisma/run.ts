@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { execa } from "execa";
 import { UserError } from "../../errors.ts";
 import type { Target } from "../../targets/index.ts";
 import { packagePath } from "../paths.ts";
@@ -13,6 +12,8 @@ const DIFF_CONFIG = packagePath("src", "cli", "prisma", "diff.config.mjs");
 
 /** Runs the Prisma CLI that tablegen depends on; a failure becomes a UserError with Prisma's words. */
 async function runPrisma(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<string> {
+  // Loaded when a Prisma process is needed: most generations start none (execa takes ~100 ms to load).
+  const { execa } = await import("execa");
   const result = await execa(process.execPath, [PRISMA_CLI, ...args], {
     cwd: options.cwd,
     // No update check: it is a network request, and tablegen pins its Prisma.
