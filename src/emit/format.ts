@@ -110,7 +110,8 @@ export async function formatTree(
     pending.forEach((file, index) => (file.content = formatted.then((contents) => contents[index]!)));
   };
   toPrettier(files.filter(({ parser, content }) => content === undefined && parser !== "json"));
-  // JSON is laid out directly: prettier takes seconds over a large project's OpenAPI documents.
+  // Other JSON written by JSON.stringify (package.json; a document prettier must fill an array of) is
+  // laid out directly, one property a line as npm writes package.json; prettier lays out the rest.
   const json = files.filter(({ parser, content }) => content === undefined && parser === "json");
   for (const file of json) file.content = laidOutJson(file.source, config.printWidth ?? 80);
   toPrettier(json.filter(({ content }) => content === undefined));

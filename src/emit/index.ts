@@ -1,4 +1,3 @@
-import type { Options } from "prettier";
 import type { Deprecation, Model } from "../model/types.ts";
 import { hasVersionedFields } from "../model/versions.ts";
 import { tableNames, queryNames } from "../targets/tables.ts";
@@ -13,7 +12,9 @@ import { queryContext } from "./queries.ts";
 import { readmeContext } from "./readme.ts";
 import { schemasContext } from "./schemas.ts";
 import { Call, Code } from "../layout/typescript.ts";
-import { renderer, sourceOf, type Sources } from "./templates.ts";
+import { prettierConfig, renderer, sourceOf, type Sources } from "./templates.ts";
+
+export { prettierConfig };
 
 export type { Sources };
 
@@ -85,11 +86,6 @@ export function emitCustomStarter(model: Model, sources: Sources): FileTree {
   const render = renderer(sources, model.database);
   const context = { project: model.project, table: model.tables[0]!.name };
   return fileTree([[`${CUSTOM}/routes.ts`, render("server/custom/routes.ts.hbs", context)]]);
-}
-
-/** The prettier configuration generated servers carry, and are formatted with. */
-export function prettierConfig(sources: Sources): Options {
-  return JSON.parse(sourceOf(sources, "server/prettierrc.json")) as Options;
 }
 
 /**

@@ -1,4 +1,5 @@
 import Handlebars from "handlebars";
+import type { Options } from "prettier";
 import type { Database } from "../manifest/schema.ts";
 import { markdownTable } from "../layout/markdown.ts";
 import { Call, Code, tsImport, tsLine } from "../layout/typescript.ts";
@@ -32,9 +33,7 @@ export function renderer(sources: Sources, database?: Database): Render {
   if (existing) return existing;
 
   const handlebars = Handlebars.create();
-  const { printWidth = 80 } = JSON.parse(sources.templates.get("server/prettierrc.json") ?? "{}") as {
-    printWidth?: number;
-  };
+  const { printWidth = 80 } = prettierConfig(sources);
   /** A helper's arguments, without the options Handlebars passes last, and without empty ones. */
   const args = (values: unknown[]) =>
     values
@@ -93,4 +92,9 @@ export function sourceOf(sources: Sources, path: string): string {
   const text = sources.templates.get(path);
   if (text === undefined) throw new Error(`tablegen's templates have no ${path}`);
   return text;
+}
+
+/** The prettier configuration generated servers carry, whose layout their files are in. */
+export function prettierConfig(sources: Sources): Options {
+  return JSON.parse(sourceOf(sources, "server/prettierrc.json")) as Options;
 }
