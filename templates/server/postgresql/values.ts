@@ -1,3 +1,5 @@
+import { nowToTheSecond } from "./now.js";
+
 /** An RFC 3339 date-time (already validated) truncated to whole seconds, as PostgreSQL takes it. */
 export function storedDateTime(value: string | null | undefined): string | null {
   if (value == null) return null;
@@ -6,7 +8,7 @@ export function storedDateTime(value: string | null | undefined): string | null 
 }
 
 export function storedNow(): string {
-  return new Date().toISOString().slice(0, 19) + "Z";
+  return nowToTheSecond() + "Z";
 }
 
 /**

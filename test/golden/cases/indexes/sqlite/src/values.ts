@@ -4,6 +4,8 @@
  * each other's rows: DateTime as ISO text with milliseconds and a +00:00 offset, Boolean as 0/1.
  */
 
+import { nowToTheSecond } from "./now.js";
+
 /** An RFC 3339 date-time (already validated) as stored text, truncated to whole seconds. */
 export function storedDateTime(value: string | null | undefined): string | null {
   if (value == null) return null;
@@ -12,7 +14,7 @@ export function storedDateTime(value: string | null | undefined): string | null 
 }
 
 export function storedNow(): string {
-  return new Date().toISOString().slice(0, 19) + ".000+00:00";
+  return nowToTheSecond() + ".000+00:00";
 }
 
 export function storedBoolean(value: boolean | null | undefined): number | null {
