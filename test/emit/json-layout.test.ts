@@ -69,10 +69,14 @@ describe("JSON laid out as prettier does", () => {
     if (expected !== null) expect(text).toBe(expected);
   });
 
-  it("leaves to prettier what it fills or what was not written by JSON.stringify", () => {
+  it("leaves to prettier what it fills or what was not written by JSON.stringify", async () => {
     expect(compactJson({ numbers: [1, 2, 3] }, 40)).toBe('{ "numbers": [1, 2, 3] }\n');
     expect(compactJson({ numbers: Array.from({ length: 20 }, (_, n) => n) }, 40)).toBeUndefined();
-    expect(laidOutJson(JSON.stringify({ numbers: [1, 2, 3] }, null, 2), 40)).toBeUndefined();
+    const numbers = JSON.stringify({ numbers: [1, 2, 3] }, null, 2);
+    expect(laidOutJson(numbers, 40)).toBe(await prettier(numbers));
+    expect(
+      laidOutJson(JSON.stringify({ numbers: Array.from({ length: 20 }, (_, n) => n) }, null, 2), 40),
+    ).toBeUndefined();
     expect(laidOutJson('{ "printWidth": 120 }\n', 40)).toBeUndefined();
     expect(laidOutJson('// a comment\n{ "a": 1 }\n', 40)).toBeUndefined();
   });
