@@ -127,7 +127,8 @@ export function emitFiles(
     add(path, render(`server/${model.database}/${template}`, project));
   }
   add("package.json", packageJson(model, target, sources));
-  add("README.md", render("server/README.md.hbs", readmeContext(model)));
+  const { printWidth = 80 } = prettierConfig(sources);
+  add("README.md", render("server/README.md.hbs", readmeContext(model, printWidth)));
   add(".env.example", render("server/env.example.hbs", project));
   add("prisma/schema.prisma", emitPrismaSchema(model));
   add("prisma.config.ts", render("server/prisma.config.ts.hbs", project));
@@ -197,7 +198,7 @@ export function emitFiles(
   for (const query of model.queries) {
     add(`src/queries/${query.name}.ts`, render("server/query.ts.hbs", queryContext(query, target, model.project)));
   }
-  for (const { path, text, laidOut: written } of documentFiles(model, prettierConfig(sources).printWidth ?? 80)) {
+  for (const { path, text, laidOut: written } of documentFiles(model, printWidth)) {
     files.push([path, text]);
     if (written) rendered.add(path);
   }

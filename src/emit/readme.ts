@@ -16,18 +16,18 @@ function sample(field: Field): unknown {
   return field.kind === "uuid" ? SAMPLE_UUID : SAMPLES[field.type];
 }
 
-/** The print width of the README's code blocks: the server's prettier configuration (templates/server/prettierrc.json). */
-const README_CODE_WIDTH = 120;
-
-/** The README's typed-client example: a call of the newest version, a list when it serves a table. */
-function clientExample(model: Model) {
+/**
+ * The README's typed-client example: a call of the newest version, a list when it serves a table,
+ * laid out for the print width of the server's prettier configuration.
+ */
+function clientExample(model: Model, printWidth: number) {
   const version = [...model.versions].sort((a, b) => Number(b.slice(1)) - Number(a.slice(1)))[0]!;
   const table = model.tables.find((candidate) => candidate.versions.includes(version));
   const path = `/${model.project}/${table?.name}/${version}/list`;
   const head = `const { data, error } = await api.GET("${path}", {`;
   // As prettier lays out the call: its last argument hugged when the first line fits, else one a line.
   const get =
-    head.length <= README_CODE_WIDTH
+    head.length <= printWidth
       ? [head, `  params: { query: { limit: 20, sort: ["-id"] } },`, `});`]
       : [
           `const { data, error } = await api.GET(`,
@@ -49,12 +49,12 @@ function clientExample(model: Model) {
 }
 
 /** The context of the generated server's README: how to run it and a curl example for every endpoint. */
-export function readmeContext(model: Model) {
+export function readmeContext(model: Model, printWidth: number) {
   return {
     project: model.project,
     firstTable: model.tables[0]!.name,
     versions: model.versions.map((version) => `\`${version}\``).join(", "),
-    client: clientExample(model),
+    client: clientExample(model, printWidth),
     deprecated: Object.entries(model.deprecated).map(([version, { since, sunset }]) => ({
       version,
       since: since ? ` since ${since}` : "",

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadSources } from "../../src/cli/host.ts";
 import { formatInThread, type FormatFiles } from "../../src/emit/format.ts";
-import { emitFiles, emitServer } from "../../src/emit/index.ts";
+import { emitFiles, emitServer, prettierConfig } from "../../src/emit/index.ts";
 import { DATABASES } from "../../src/manifest/schema.ts";
 import { REPO } from "../helpers/generate.ts";
 import { LENGTHS, modelOf, nameOf, renamed } from "../helpers/renamed.ts";
@@ -46,7 +46,7 @@ describe.each(DATABASES)("templates in prettier's layout, on %s", (database) => 
           text: asWritten.get(path)!,
           parser: PARSERS[path.slice(path.lastIndexOf(".") + 1)]!,
         }));
-        const config = JSON.parse(sources.templates.get("server/prettierrc.json")!);
+        const config = prettierConfig(sources);
         const byPrettier = await formatInThread(jobs, config);
         jobs.forEach((job, index) => expect(job.text, `${job.path}, names ${length} long`).toBe(byPrettier[index]));
         if (length <= 9) expect([...formatted], `formatted by prettier, names ${length} long`).toEqual([]);
