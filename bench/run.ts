@@ -551,7 +551,6 @@ function generationSizesTable(runs: GenerationRun[]): string[] {
     const runs = run.cliFresh.map((ms) => fmt(ms, 0)).join(", ");
     return (
       `| ${run.tables} | ${run.files} | ${fmt(run.bytes / 1e6, 1)} | ${fmt(fresh, 0)} (${runs}) | ${fmt(fresh / run.tables, 1)} | ` +
-      `${fmt(median(run.cliFreshOneThread), 0)} (${run.cliFreshOneThread.map((ms) => fmt(ms, 0)).join(", ")}) | ` +
       `${fmt(median(run.cliUnchanged), 0)} | ${target === undefined ? "" : `< ${target}`} | ${target === undefined ? "" : met(fresh < target)} | ` +
       `${run.load.map((load) => fmt(load, 1)).join(", ")} |`
     );
@@ -559,8 +558,8 @@ function generationSizesTable(runs: GenerationRun[]): string[] {
   return [
     `Generation's cost growth (\`node bin/tablegen.js generate\` of the synthetic manifest, BENCH_GENERATION_TABLES):`,
     ``,
-    `| tables | files | MB written | fresh directory, median (runs), ms | ms per table | the same with TABLEGEN_FORMAT_THREADS=1 (prettier in the main thread), median (runs), ms | over its own output, median, ms | target | | load average before each fresh run |`,
-    `|--:|--:|--:|--:|--:|--:|--:|--:|---|---|`,
+    `| tables | files | MB written | fresh directory, median (runs), ms | ms per table | over its own output, median, ms | target | | load average before each fresh run |`,
+    `|--:|--:|--:|--:|--:|--:|--:|---|---|`,
     ...rows,
   ];
 }

@@ -5,8 +5,7 @@
 //     again over its own output (nothing to write, no migration);
 //   - in process, phase by phase: read + validate + model, emit (templates → in-memory tree),
 //     write the tree, write the first migration.
-// How its cost grows: the CLI alone (fresh, alternating with TABLEGEN_FORMAT_THREADS=1, then over
-// its own output) on manifests of 50, 200 and 1,000 tables (BENCH_GENERATION_TABLES, a comma list: `50,200` leaves 1,000 out), generationGrowth().
+// How its cost grows: the CLI alone (fresh, then over its own output) on manifests of 50, 200 and 1,000 tables (BENCH_GENERATION_TABLES, a comma list: `50,200` leaves 1,000 out), generationGrowth().
 // Run alone with `npx tsx bench/synthetic.ts [tables…]`; bench/run.ts calls both.
 import { readFile, writeFile } from "node:fs/promises";
 import { loadavg } from "node:os";
@@ -111,21 +110,8 @@ export interface GenerationRun {
   /** CLI, fresh output directory, and over its own output: each run's wall time, ms. */
   cliFresh: number[];
   cliUnchanged: number[];
-  /** CLI, fresh, with prettier in the main thread only (TABLEGEN_FORMAT_THREADS=1), each run alternating with cliFresh's. */
-  cliFreshOneThread: number[];
   /** The 1-minute load average before each fresh run (2 cores: above 2, something else competed). */
   load: number[];
-}
-
-/** `tablegen generate` into a fresh directory with prettier in its main thread only: wall time, ms. */
-async function generateInOneThread(manifest: string, out: string): Promise<number> {
-  const start = performance.now();
-  await execa(process.execPath, [TABLEGEN, "generate", "--manifest", manifest, "--out", out], {
-    cwd: REPO,
-    env: { TABLEGEN_FORMAT_THREADS: "1" },
-    timeout: 300_000,
-  });
-  return performance.now() - start;
 }
 
 /** `tablegen generate` of the synthetic manifest at each size, `runs` times fresh and `runs` times over its output. */
@@ -145,13 +131,11 @@ export async function generationGrowth(
         bytes: 0,
         cliFresh: [],
         cliUnchanged: [],
-        cliFreshOneThread: [],
         load: [],
       };
       for (let i = 1; i <= runs; i++) {
         run.load.push(loadavg()[0]!);
         run.cliFresh.push(await tablegenGenerate(manifest, join(dir, `cli-${i}`)));
-        run.cliFreshOneThread.push(await generateInOneThread(manifest, join(dir, `one-thread-${i}`)));
       }
       for (let i = 1; i <= runs; i++) run.cliUnchanged.push(await tablegenGenerate(manifest, join(dir, "cli-1")));
       const listing = await readFile(join(dir, "cli-1", ".tablegen-files"), "utf8");
