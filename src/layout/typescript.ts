@@ -50,20 +50,51 @@ function isObject(value: unknown): value is Record<string, unknown> {
   );
 }
 
-/** The value on one line. */
-function flat(value: unknown): string {
-  if (value instanceof Code) return value.text;
-  if (value instanceof Call) return `${value.callee}(${value.args.map(flat).join(", ")})`;
-  if (Array.isArray(value)) return `[${value.map(flat).join(", ")}]`;
-  if (isObject(value)) {
+/**
+ * The value on one line, or undefined as soon as it is longer than `room`: a value is written out
+ * flat only as far as a line's width at each level it is laid out at.
+ */
+function flat(value: unknown, room = Infinity): string | undefined {
+  const joined = (open: string, parts: (readonly [string, unknown])[], close: string) => {
+    let text = open;
+    for (const [index, [prefix, part]] of parts.entries()) {
+      const written = flat(part, room - text.length);
+      if (written === undefined) return undefined;
+      text += (index > 0 ? ", " : "") + prefix + written;
+      if (text.length > room) return undefined;
+    }
+    text += close;
+    return text.length <= room ? text : undefined;
+  };
+  let text: string | undefined;
+  if (value instanceof Code) text = value.text;
+  else if (value instanceof Call)
+    text = joined(
+      `${value.callee}(`,
+      value.args.map((arg) => ["", arg]),
+      ")",
+    );
+  else if (Array.isArray(value))
+    text = joined(
+      "[",
+      value.map((item) => ["", item]),
+      "]",
+    );
+  else if (isObject(value)) {
     const keys = Object.keys(value);
-    if (keys.length === 0) return "{}";
     const quoted = needsQuotes(keys);
-    return `{ ${keys.map((key) => `${tsKey(key, quoted)}: ${flat(value[key])}`).join(", ")} }`;
-  }
-  if (typeof value === "string") return tsString(value);
-  if (typeof value === "number") return String(value).replace("e+", "e");
-  return JSON.stringify(value);
+    text =
+      keys.length === 0
+        ? "{}"
+        : joined(
+            "{ ",
+            keys.map((key) => [`${tsKey(key, quoted)}: `, value[key]]),
+            " }",
+          );
+  } else if (typeof value === "string") text = tsString(value);
+  else if (typeof value === "number") text = String(value).replace("e+", "e");
+  else text = JSON.stringify(value);
+  return text !== undefined && text.length <= room ? text : undefined;
 }
 
 /**
@@ -83,12 +114,13 @@ function alwaysBroken(items: readonly unknown[]): boolean {
  * broken lines indented from `indent`.
  */
 export function tsValue(value: unknown, indent: string, column: number, tail: number, printWidth: number): string {
-  const one = flat(value);
+  if (value instanceof Code) return value.text;
+  const one = flat(value, printWidth - column - tail);
+  const fits = one !== undefined;
   const inner = indent + "  ";
-  const fits = column + one.length + tail <= printWidth;
-  if (value instanceof Code) return one;
   if (value instanceof Call) {
-    if (fits || value.args.length === 0) return one;
+    if (one !== undefined) return one;
+    if (value.args.length === 0) return flat(value)!;
     // The last argument an object or array, the others short: prettier hugs it when the first line fits.
     const last = value.args.at(-1);
     const others = value.args.slice(0, -1);
@@ -108,7 +140,7 @@ export function tsValue(value: unknown, indent: string, column: number, tail: nu
       // Prettier fills an array of numbers: as many a line as fit.
       const lines: string[] = [];
       let line = "";
-      for (const item of value.map(flat)) {
+      for (const item of value.map((number) => flat(number)!)) {
         const next = line === "" ? item + "," : `${line} ${item},`;
         if (line !== "" && inner.length + next.length > printWidth) {
           lines.push(line);
@@ -123,7 +155,8 @@ export function tsValue(value: unknown, indent: string, column: number, tail: nu
   }
   if (isObject(value)) {
     const keys = Object.keys(value);
-    if (keys.length === 0 || fits) return one;
+    if (keys.length === 0) return "{}";
+    if (fits) return one;
     const quoted = needsQuotes(keys);
     const entries = keys.map((key) => {
       const prefix = `${inner}${tsKey(key, quoted)}: `;
@@ -131,7 +164,7 @@ export function tsValue(value: unknown, indent: string, column: number, tail: nu
     });
     return `{\n${entries.join("\n")}\n${indent}}`;
   }
-  return one;
+  return flat(value)!;
 }
 
 /**
