@@ -71,12 +71,15 @@ export function readManifestFile(file: string): Compiled {
 export async function checkedModel(compiled: Compiled, file: string): Promise<Model> {
   const { problems, columns } = await inspectQueries(compiled.model);
   if (problems.length === 0) return withQueryColumns(compiled.model, columns);
+  const located = problems.map(({ query, message }) => ({
+    path: ["queries", query, "sql"],
+    message,
+    ...compiled.locate!(["queries", query, "sql"]),
+  }));
   throw new ManifestError(
     file,
-    problems.map(({ query, message }) => {
-      const { line, column } = compiled.locate!(["queries", query, "sql"]);
-      return `${file}:${line}:${column} queries.${query}.sql: ${message}`;
-    }),
+    located.map(({ line, column, path, message }) => `${file}:${line}:${column} ${path.join(".")}: ${message}`),
+    located,
   );
 }
 

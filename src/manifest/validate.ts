@@ -28,11 +28,23 @@ export interface Problem {
   atKey?: boolean;
 }
 
-/** Every problem of a manifest, each located in its file; thrown as one user error. */
+/** A problem with where it is: its path in the manifest and its place in the file. */
+export interface LocatedProblem {
+  path: Path;
+  message: string;
+  line: number;
+  column: number;
+}
+
+/**
+ * Every problem of a manifest, each located in its file; thrown as one user error. `located` holds
+ * the same problems as data, in the same order (the studio shows each at its field).
+ */
 export class ManifestError extends UserError {
   constructor(
     readonly file: string,
     readonly problems: readonly string[],
+    readonly located: readonly LocatedProblem[] = [],
   ) {
     const count = problems.length === 1 ? "1 problem" : `${problems.length} problems`;
     super(`${file}: ${count}:\n${problems.map((problem) => `  ${problem}`).join("\n")}`);
@@ -87,11 +99,15 @@ export function validateManifest(source: ManifestSource): RawManifest {
   const rules = ruleProblems(source.data).filter(({ path }) => !refused.has(formatPath(path)));
   const problems = [...structure, ...rules];
   if (problems.length > 0) {
-    const located = problems
+    const placed = problems
       .map(({ path, message, atKey }, index) => ({ index, path, message, ...source.locate(path, atKey) }))
-      .sort((a, b) => a.line - b.line || a.column - b.column || a.index - b.index)
-      .map(({ path, message, line, column }) => `${source.file}:${line}:${column} ${formatPath(path)}: ${message}`);
-    throw new ManifestError(source.file, [...new Set(located)]);
+      .sort((a, b) => a.line - b.line || a.column - b.column || a.index - b.index);
+    const lines = new Map<string, LocatedProblem>();
+    for (const { path, message, line, column } of placed) {
+      const text = `${source.file}:${line}:${column} ${formatPath(path)}: ${message}`;
+      if (!lines.has(text)) lines.set(text, { path, message, line, column });
+    }
+    throw new ManifestError(source.file, [...lines.keys()], [...lines.values()]);
   }
   return parsed!.data!;
 }
