@@ -5,8 +5,9 @@ import { emitServer } from "../emit/index.ts";
 import { emitMigration, MIGRATIONS, migrationFolderName } from "../emit/migration.ts";
 import { emitPrismaSchema } from "../emit/prisma-schema.ts";
 import { UserError } from "../errors.ts";
-import type { Database } from "../manifest/schema.ts";
-import { changesOldServersMayFailOn, planMigration, type MigrationPlan } from "../migrate/plan.ts";
+import type { Database, RawManifest } from "../manifest/schema.ts";
+import type { Model } from "../model/types.ts";
+import { changesOldServersMayFailOn, planMigration, type MigrationPlan, type Risk } from "../migrate/plan.ts";
 import { explainFailure } from "../migrate/failures.ts";
 import { describeRisk, riskCountSql } from "../migrate/risks.ts";
 import { schemaUpdates } from "../migrate/schema-updates.ts";
@@ -63,13 +64,7 @@ export async function migrate(
     throw new UserError("DATABASE_URL is not set, in the environment or in the .env beside the manifest");
 
   const existing = existingMigrations(outDir);
-  const previous = latestSnapshot(outDir);
-  if (existing.length > 0 && !previous) {
-    throw new UserError(
-      `${shown}: the latest migration, ${existing.at(-1)}, has no tablegen.json to compare the manifest with`,
-    );
-  }
-  const plan = planMigration(previous, compiled);
+  const plan = migrationPlan(outDir, compiled);
   if (plan.problems.length > 0)
     throw new UserError(`${options.manifest}: cannot migrate:\n${plan.problems.map((line) => `  ${line}`).join("\n")}`);
   await confirmDataLoss(plan, model.database, url, outDir, options.acceptDataLoss === true, interactive);
@@ -126,6 +121,75 @@ export async function migrate(
   log(`Applied pending migrations to ${redactPassword(url)}.`);
 }
 
+/** What a migrate would do, before it writes or applies anything: its plan, and the risks that touch rows. */
+export interface MigrationPreview {
+  plan: MigrationPlan;
+  /** The risks that would lose data, each with its rows (undefined: not counted) and as migrate lists it. */
+  risks: CountedRisk[];
+  /** The database migrate applies to, if it has one. */
+  url: string | undefined;
+}
+
+export interface CountedRisk {
+  risk: Risk;
+  rows: number | undefined;
+  text: string;
+}
+
+/**
+ * The plan of `tablegen migrate` without its effects (the studio's Changes page): the same plan
+ * from the latest migration's manifest, and its risks counted on the live database when it can be
+ * reached. The manifest is read and checked as migrate reads it.
+ */
+export async function previewMigration(options: Pick<MigrateOptions, "manifest" | "out">): Promise<MigrationPreview> {
+  const compiled = readManifestFile(options.manifest);
+  const outDir = resolve(options.out);
+  const url = databaseUrlFor(options.manifest) ?? targetFor(compiled.model.database).implicitDatabaseUrl;
+  const plan = migrationPlan(outDir, compiled);
+  return { plan, risks: await countedRisks(plan, compiled.model.database, url, outDir), url };
+}
+
+/** The plan from the manifest the latest migration was made from (none at first) to this one. */
+function migrationPlan(outDir: string, compiled: { manifest: RawManifest; model: Model }): MigrationPlan {
+  const existing = existingMigrations(outDir);
+  const previous = latestSnapshot(outDir);
+  if (existing.length > 0 && !previous) {
+    throw new UserError(
+      `${relative(process.cwd(), outDir) || "."}: the latest migration, ${existing.at(-1)}, has no tablegen.json to compare the manifest with`,
+    );
+  }
+  return planMigration(previous, compiled);
+}
+
+/** The plan's risks that touch rows, counted on the live database when it can be reached (unknown otherwise). */
+async function countedRisks(
+  plan: MigrationPlan,
+  database: Database,
+  url: string | undefined,
+  outDir: string,
+): Promise<CountedRisk[]> {
+  if (plan.risks.length === 0) return [];
+  const counts = url
+    ? await countRows(
+        database,
+        url,
+        outDir,
+        plan.risks.map((risk) => riskCountSql(risk, plan.renames)),
+      )
+    : [];
+  return plan.risks
+    .map((risk, index) => ({ risk, rows: counts[index], text: describeRisk(risk, counts[index]) }))
+    .filter(({ rows }) => rows !== 0);
+}
+
+/** migrate's refusal of a change that would lose data, without --accept-data-loss. */
+export function dataLossRefusal(risks: readonly CountedRisk[]): UserError {
+  const listing = risks.map(({ text }) => `  ${text}`).join("\n");
+  return new UserError(
+    `migrate refused: the change would lose data:\n${listing}\nNothing was written or changed. Run again with --accept-data-loss to apply it.`,
+  );
+}
+
 /** Lists what the change would lose and asks (on a terminal) or refuses, unless accepted. */
 async function confirmDataLoss(
   plan: MigrationPlan,
@@ -135,19 +199,10 @@ async function confirmDataLoss(
   accepted: boolean,
   interactive: boolean,
 ): Promise<void> {
-  if (plan.risks.length === 0) return;
-  const counts = url
-    ? await countRows(
-        database,
-        url,
-        outDir,
-        plan.risks.map((risk) => riskCountSql(risk, plan.renames)),
-      )
-    : [];
-  const risks = plan.risks.map((risk, index) => ({ risk, rows: counts[index] })).filter(({ rows }) => rows !== 0);
+  const risks = await countedRisks(plan, database, url, outDir);
   if (risks.length === 0 || accepted) return;
-  const listing = risks.map(({ risk, rows }) => `  ${describeRisk(risk, rows)}`).join("\n");
   if (interactive) {
+    const listing = risks.map(({ text }) => `  ${text}`).join("\n");
     const proceed = await confirm({
       message: `This change can lose data:\n${listing}\nApply it anyway?`,
       default: false,
@@ -155,9 +210,7 @@ async function confirmDataLoss(
     if (proceed) return;
     throw new UserError("migrate cancelled: nothing was written or changed");
   }
-  throw new UserError(
-    `migrate refused: the change would lose data:\n${listing}\nNothing was written or changed. Run again with --accept-data-loss to apply it.`,
-  );
+  throw dataLossRefusal(risks);
 }
 
 /**
