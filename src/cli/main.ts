@@ -7,6 +7,7 @@ import { packagePath } from "./paths.ts";
 import type { AiCommandOptions } from "./ai.ts";
 import type { GenerateOptions } from "./generate.ts";
 import type { MigrateOptions } from "./migrate.ts";
+import type { StudioCommandOptions } from "../studio/index.ts";
 
 const DEFAULT_MANIFEST = "tablegen.yaml";
 const DEFAULT_OUT = "server";
@@ -106,6 +107,17 @@ function program(outcome: Outcome): Command {
     .action(async (options: MigrateOptions) => {
       const { migrate } = await import("./migrate.ts");
       await migrate(options, Boolean(process.stdin.isTTY), (line) => console.log(line));
+    });
+
+  cli
+    .command("studio")
+    .description("serve the studio on 127.0.0.1: a local dashboard for the projects in a folder (or the project it is)")
+    .argument("[dir]", "a project folder, or a folder of projects", ".")
+    .option("--port <port>", "port to serve on (default: a free one)")
+    .option("--open", "open the studio in the default browser")
+    .action(async (dir: string, options: StudioCommandOptions) => {
+      const { studio } = await import("../studio/index.ts");
+      await studio(dir, options, (line) => console.log(line));
     });
 
   return cli;
