@@ -1,3 +1,4 @@
+import { autocompletion } from "@codemirror/autocomplete";
 import { sql, SQLite, PostgreSQL } from "@codemirror/lang-sql";
 import { yaml } from "@codemirror/lang-yaml";
 import { EditorState, Compartment } from "@codemirror/state";
@@ -35,6 +36,9 @@ export function CodeEditor({
   const changed = useRef(onChange);
   changed.current = onChange;
   const languageSlot = useRef(new Compartment());
+  /** The text the editor last said it holds: a value other than it comes from outside (a reload, a discard). */
+  const emitted = useRef(value);
+  const external = useRef(false);
 
   useEffect(() => {
     const languageSupport =
@@ -43,6 +47,8 @@ export function CodeEditor({
       doc: value,
       extensions: [
         basicSetup,
+        // Completions without their icons: symbols the system fonts may not have.
+        autocompletion({ icons: false }),
         languageSlot.current.of(languageSupport),
         EditorView.lineWrapping,
         EditorState.readOnly.of(readOnly),
@@ -53,7 +59,9 @@ export function CodeEditor({
           ...(invalid && { "aria-invalid": "true" }),
         }),
         EditorView.updateListener.of((update) => {
-          if (update.docChanged) changed.current?.(update.state.doc.toString());
+          if (!update.docChanged || external.current) return;
+          emitted.current = update.state.doc.toString();
+          changed.current?.(emitted.current);
         }),
       ],
     });
@@ -62,12 +70,17 @@ export function CodeEditor({
     // The editor is made once; its value and schema follow below.
   }, [readOnly, label]);
 
-  useEffect(() => {
-    const current = view.current;
-    if (current && current.state.doc.toString() !== value) {
+  // A value from outside replaces the text, at render: never an older value of the user's own typing,
+  // which an effect running after a newer keystroke would put back.
+  const current = view.current;
+  if (current && value !== emitted.current) {
+    emitted.current = value;
+    if (current.state.doc.toString() !== value) {
+      external.current = true;
       current.dispatch({ changes: { from: 0, to: current.state.doc.length, insert: value } });
+      external.current = false;
     }
-  }, [value]);
+  }
 
   useEffect(() => {
     if (language !== "sql" || !view.current) return;

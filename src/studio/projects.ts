@@ -86,6 +86,15 @@ export function projectDetail(project: Project, server: ServerState): ProjectDet
     server,
   };
   try {
+    const snapshot = latestSnapshot(project.out);
+    if (snapshot)
+      detail.applied = Object.fromEntries(
+        Object.entries(snapshot.tables).map(([name, table]) => [name, Object.keys(table.fields)]),
+      );
+  } catch {
+    // A migration folder without its manifest: the Changes page says so.
+  }
+  try {
     detail.manifest = parseManifest(file, text).data;
     detail.model = modelView(compileManifest(file, text).model);
   } catch (error) {

@@ -135,6 +135,8 @@ export interface ProjectDetail {
   /** The CLI's message for an invalid manifest. */
   invalid?: string;
   model?: ModelView;
+  /** The tables and fields the latest migration made (what a rename keeps the data of); none before the first. */
+  applied?: Record<string, string[]>;
   server: ServerState;
 }
 

@@ -84,7 +84,7 @@ export function AiPage() {
           }}
         >
           <fieldset class="form-field">
-            <legend>Draft</legend>
+            <legend>What to draft</legend>
             <div class="choices">
               <label class="choice">
                 <input

@@ -132,9 +132,7 @@ function ClientRecipe({ model, version, base }: { model: ModelView; version: str
     ...(table
       ? [
           `const { data, error } = await api.GET("/${model.project}/${table.name}/${version}/list", { params: { query: { limit: 20 } } });`,
-          `await api.POST("/${model.project}/${table.name}/${version}/create", { body: ${JSON.stringify(sample)
-            .replace(/"(\w+)":/g, "$1: ")
-            .replace(/,(?=\w)/g, ", ")} });`,
+          `await api.POST("/${model.project}/${table.name}/${version}/create", { body: ${literal(sample)} });`,
         ]
       : []),
   ].join("\n");
@@ -148,6 +146,12 @@ function ClientRecipe({ model, version, base }: { model: ModelView; version: str
       <CopyBlock text={recipe} label={`typed client of ${version}`} />
     </section>
   );
+}
+
+/** An object as TypeScript source: `{ title: "text", done: true }`. */
+function literal(value: Record<string, unknown>): string {
+  const entries = Object.entries(value).map(([key, item]) => `${key}: ${JSON.stringify(item)}`);
+  return entries.length === 0 ? "{}" : `{ ${entries.join(", ")} }`;
 }
 
 function sampleValue(kind: string, type: string): unknown {
@@ -174,30 +178,28 @@ function RouteItem({
   const path = item.path.replace(/\{(\w+)\}/g, "1");
   const table = model.tables.find((candidate) => candidate.name === item.tag);
   const fields = table?.fields[version] ?? [];
-  const body =
+  const sample =
     item.method === "POST"
-      ? JSON.stringify(
-          Object.fromEntries(
-            fields
-              .filter((field) =>
-                path.includes("/update/") ? field === fields[0] : field.required && field.default === undefined,
-              )
-              .map((field) => [field.name, sampleValue(field.kind, field.type)]),
-          ),
+      ? Object.fromEntries(
+          fields
+            .filter((field) =>
+              path.includes("/update/") ? field === fields[0] : field.required && field.default === undefined,
+            )
+            .map((field) => [field.name, sampleValue(field.kind, field.type)]),
         )
       : undefined;
+  const body = sample && JSON.stringify(sample);
   const curl = [
     `curl${item.method === "GET" ? "" : ` -X ${item.method}`} -H "X-API-SIGNATURE: $API_SIGNATURE_KEY"`,
     ...(body ? [`  -H "Content-Type: application/json" -d '${body}'`] : []),
     `  '${base}${path}'`,
   ].join(" \\\n");
-  const client = `await api.${item.method}("${item.path}"${
-    item.path.includes("{")
-      ? `, { params: { path: { ${item.path.match(/\{(\w+)\}/)![1]}: 1 } }${body ? `, body: ${body}` : ""} }`
-      : body
-        ? `, { body: ${body} }`
-        : ""
-  });`;
+  const parameter = /\{(\w+)\}/.exec(item.path)?.[1];
+  const options = [
+    ...(parameter ? [`params: { path: { ${parameter}: 1 } }`] : []),
+    ...(sample ? [`body: ${literal(sample)}`] : []),
+  ];
+  const client = `await api.${item.method}("${item.path}"${options.length > 0 ? `, { ${options.join(", ")} }` : ""});`;
   return (
     <li class="route">
       <button type="button" class="route-head" aria-expanded={open} onClick={() => setOpen(!open)}>

@@ -38,7 +38,7 @@ const parseFilter = (text: string): Filter => {
 const filterText = ({ field, op, value }: Filter) => `${field}:${op}:${value}`;
 
 export function DataPage() {
-  const { project, route } = useStudio();
+  const { project, route, reloadProject } = useStudio();
   const detail = project!;
   const model = detail.model;
   const [server, setServer] = useState<ServerState>(detail.server);
@@ -64,11 +64,13 @@ export function DataPage() {
       setServer(await api<ServerState>("GET", `/api/projects/${encodeURIComponent(detail.id)}/server`));
     } finally {
       setStarting(false);
+      await reloadProject();
     }
   };
   const stop = async () => {
     setServer(await api<ServerState>("POST", `/api/projects/${encodeURIComponent(detail.id)}/server/stop`));
     setLines([]);
+    await reloadProject();
   };
 
   if (!model) {

@@ -66,8 +66,8 @@ export interface ManifestData {
 
 export interface TablesDraft {
   manifest: ManifestData;
-  /** The manifest as saved: what a renamed field was called, so that its migration keeps the data. */
-  saved: ManifestData;
+  /** The tables and fields the latest migration made: a rename of one of them keeps its data (renamedFrom). */
+  applied: Record<string, string[]>;
   renames: Rename[];
   hash: string;
   dirty: boolean;
@@ -90,7 +90,7 @@ function freshDraft(project: ProjectDetail): TablesDraft | undefined {
     return undefined;
   return {
     manifest: structuredClone(manifest),
-    saved: structuredClone(manifest),
+    applied: project.applied ?? {},
     renames: [],
     hash: project.hash,
     dirty: false,
@@ -116,56 +116,77 @@ const under = (path: readonly unknown[], prefix: readonly unknown[]) =>
 export function TablesPage() {
   const { project, reloadProject, drafts } = useStudio();
   const detail = project!;
-  const [draft, setDraftState] = useState<TablesDraft | undefined>(() => drafts.get(detail.id) ?? freshDraft(detail));
+  const [draft, setDraftState] = useState<TablesDraft | undefined>(() => {
+    // Unsaved edits wait here while the user visits other pages; what the database has may have changed meanwhile.
+    const kept = drafts.get(detail.id);
+    return kept?.dirty ? { ...kept, applied: detail.applied ?? {} } : freshDraft(detail);
+  });
   const [problems, setProblems] = useState<ProblemAt[]>(detail.problems);
   const [text, setText] = useState(detail.text);
   const [selection, setSelection] = useState<Selection>(() => {
     const first = draft && Object.keys(draft.manifest.tables)[0];
     return first ? { kind: "table", name: first } : undefined;
   });
-  const [checking, setChecking] = useState(false);
+  const [checked, setChecked] = useState<TablesDraft | undefined>(undefined);
   const [saving, setSaving] = useState(false);
   const [notice, setNotice] = useState<{ kind: "success" | "error"; text: string; stale?: boolean }>();
   const [showYaml, setShowYaml] = useState(false);
-  const validation = useRef(0);
 
   const setDraft = (next: TablesDraft) => {
     drafts.set(detail.id, next);
     setDraftState(next);
   };
 
-  /** Applies an edit to a copy of the manifest. */
+  /** Applies an edit to a copy of the manifest (of the latest draft: edits that come fast are all kept). */
   const edit = (change: (manifest: ManifestData, renames: Rename[]) => void) => {
-    if (!draft) return;
-    const manifest = structuredClone(draft.manifest);
-    const renames = [...draft.renames];
-    change(manifest, renames);
-    setDraft({ ...draft, manifest, renames, dirty: true });
+    setDraftState((current) => {
+      if (!current) return current;
+      const manifest = structuredClone(current.manifest);
+      const renames = [...current.renames];
+      change(manifest, renames);
+      const next = { ...current, manifest, renames, dirty: true };
+      drafts.set(detail.id, next);
+      return next;
+    });
     setNotice(undefined);
   };
 
-  // Live validation, a moment after the last edit.
+  // Live validation, a moment after the last edit; one check at a time (a PostgreSQL project's
+  // custom queries take a second or more in PGlite): edits made meanwhile are checked next, together.
+  const latest = useRef(draft);
+  latest.current = draft;
+  const running = useRef(false);
+  const check = async () => {
+    if (running.current) return;
+    running.current = true;
+    try {
+      for (let current = latest.current; current; current = latest.current) {
+        try {
+          const answer = await api<ValidateAnswer>("POST", `/api/projects/${encodeURIComponent(detail.id)}/validate`, {
+            manifest: current.manifest,
+            renames: current.renames,
+          });
+          if (latest.current !== current) continue; // edited meanwhile: check the newest
+          setProblems(answer.problems);
+          setText(answer.text);
+          setChecked(current);
+        } catch (error) {
+          setNotice({ kind: "error", text: (error as Error).message });
+          setChecked(current);
+        }
+        break;
+      }
+    } finally {
+      running.current = false;
+    }
+  };
   useEffect(() => {
     if (!draft) return;
-    const run = ++validation.current;
-    setChecking(true);
-    const timer = setTimeout(async () => {
-      try {
-        const answer = await api<ValidateAnswer>("POST", `/api/projects/${encodeURIComponent(detail.id)}/validate`, {
-          manifest: draft.manifest,
-          renames: draft.renames,
-        });
-        if (run !== validation.current) return;
-        setProblems(answer.problems);
-        setText(answer.text);
-      } catch (error) {
-        if (run === validation.current) setNotice({ kind: "error", text: (error as Error).message });
-      } finally {
-        if (run === validation.current) setChecking(false);
-      }
-    }, 300);
+    const timer = setTimeout(() => void check(), 250);
     return () => clearTimeout(timer);
   }, [draft?.manifest, draft?.renames]);
+  /** The draft the problems shown are of: another one is being checked. */
+  const checking = checked !== draft;
 
   if (!draft) {
     return (
@@ -378,7 +399,7 @@ export function TablesPage() {
               key={selected.name}
               name={selected.name}
               manifest={manifest}
-              saved={draft.saved}
+              applied={draft.applied}
               versions={versions}
               problems={problems}
               edit={edit}
@@ -520,7 +541,7 @@ function VersionChecks({
 function TableEditor({
   name,
   manifest,
-  saved,
+  applied,
   versions,
   problems,
   edit,
@@ -528,7 +549,7 @@ function TableEditor({
 }: {
   name: string;
   manifest: ManifestData;
-  saved: ManifestData;
+  applied: Record<string, string[]>;
   versions: string[];
   problems: ProblemAt[];
   edit: Edit;
@@ -551,9 +572,9 @@ function TableEditor({
     edit((next, renames) => {
       next.tables = renamedKey(next.tables, name, to);
       const renamed = next.tables[to]!;
-      // A table that is in the saved manifest keeps its rows: the migration renames it.
-      const origin = renamed.renamedFrom ?? (saved.tables[name] ? name : undefined);
-      if (origin && origin !== to && saved.tables[origin]) renamed.renamedFrom = origin;
+      // A table the database has keeps its rows: the migration renames it.
+      const origin = renamed.renamedFrom ?? (applied[name] ? name : undefined);
+      if (origin && origin !== to && applied[origin]) renamed.renamedFrom = origin;
       else delete renamed.renamedFrom;
       for (const other of Object.values(next.tables)) {
         for (const [fieldName, field] of Object.entries(other.fields ?? {})) {
@@ -672,7 +693,7 @@ function TableEditor({
             table={name}
             name={fieldName}
             manifest={manifest}
-            saved={saved}
+            applied={applied}
             versions={versions}
             problems={problems}
             edit={edit}
@@ -726,7 +747,7 @@ function FieldRow({
   table,
   name,
   manifest,
-  saved,
+  applied,
   versions,
   problems,
   edit,
@@ -734,7 +755,7 @@ function FieldRow({
   table: string;
   name: string;
   manifest: ManifestData;
-  saved: ManifestData;
+  applied: Record<string, string[]>;
   versions: string[];
   problems: ProblemAt[];
   edit: Edit;
@@ -763,11 +784,11 @@ function FieldRow({
     edit((next, renames) => {
       const fields = next.tables[table]!.fields;
       const current = fieldObject(fields[name]!);
-      const savedTable = saved.tables[next.tables[table]!.renamedFrom ?? table];
-      // A field of the saved manifest keeps its values: the migration renames its column.
-      const origin = current.renamedFrom ?? (savedTable?.fields[name] !== undefined ? name : undefined);
+      const appliedFields = applied[next.tables[table]!.renamedFrom ?? table] ?? [];
+      // A field the database has keeps its values: the migration renames its column.
+      const origin = current.renamedFrom ?? (appliedFields.includes(name) ? name : undefined);
       const copy = { ...current };
-      if (origin && origin !== to && savedTable?.fields[origin] !== undefined) copy.renamedFrom = origin;
+      if (origin && origin !== to && appliedFields.includes(origin)) copy.renamedFrom = origin;
       else delete copy.renamedFrom;
       next.tables[table]!.fields = renamedKey({ ...fields, [name]: copy }, name, to);
       for (const index of next.tables[table]!.indexes ?? [])
