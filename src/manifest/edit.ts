@@ -103,7 +103,9 @@ function mergeLines(base: string[], mine: string[], theirs: string[]): string[] 
   const merged: { start: number; end: number; parts: typeof regions }[] = [];
   for (const region of regions) {
     const last = merged.at(-1);
-    if (last && region.start <= last.end) {
+    // Only changes of the same lines conflict: one next to another is made as it is (an insertion
+    // before lines another side replaces goes first).
+    if (last && region.start < last.end) {
       last.end = Math.max(last.end, region.end);
       last.parts.push(region);
     } else merged.push({ start: region.start, end: region.end, parts: [region] });
@@ -195,11 +197,18 @@ function styled(doc: Document, value: unknown, path: Path): Node {
   return node;
 }
 
-/** A field whose only option is its type is written as the type alone, as `manifestText` writes it. */
+/**
+ * A field whose only option is its type is written as the type alone, as `manifestText` writes it:
+ * at `path` and in every table or field under it.
+ */
 function shorthand(value: unknown, path: Path): unknown {
-  if (!isFieldPath(path) || !isRecord(value)) return value;
-  const keys = Object.keys(value);
-  return keys.length === 1 && keys[0] === "type" && typeof value.type === "string" ? value.type : value;
+  if (!isRecord(value)) return value;
+  if (isFieldPath(path)) {
+    const keys = Object.keys(value);
+    return keys.length === 1 && keys[0] === "type" && typeof value.type === "string" ? value.type : value;
+  }
+  if (path.length > 3 || (path.length > 0 && path[0] !== "tables")) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, shorthand(item, [...path, key])]));
 }
 
 /** tables.<table>.fields.<field> */

@@ -58,8 +58,10 @@ interface Session {
 export class AiDrafts {
   private readonly sessions = new Map<string, Session>();
 
-  async draft(project: Project, body: AiBody, progress: Progress): Promise<AiDraft> {
-    const settings = configuredAi();
+  /** Refuses a request that cannot start (before its answer streams): the mode, the prompt, the model, the draft revised. */
+  check(project: Project, body: AiBody): void {
+    if (!["new", "extend", "revise"].includes(body.mode))
+      throw new UserError(`mode must be one of new, extend, revise, not ${JSON.stringify(body.mode)}`);
     if (typeof body.prompt !== "string" || body.prompt.trim() === "") {
       throw new UserError(
         body.mode === "revise"
@@ -67,6 +69,13 @@ export class AiDrafts {
           : 'The description is empty: say what the application does, e.g. "a lending library"',
       );
     }
+    configuredAi();
+    if (body.mode === "revise") this.session(project, body.draft);
+  }
+
+  async draft(project: Project, body: AiBody, progress: Progress): Promise<AiDraft> {
+    this.check(project, body);
+    const settings = configuredAi();
     const { text } = readManifestText(project);
     const current = currentManifest(project, text);
     const overrides = current && { project: current.project, database: current.database ?? "sqlite" };
@@ -82,15 +91,13 @@ export class AiDrafts {
       );
       session = { ...previous, draft };
       this.sessions.delete(body.draft!);
-    } else if (body.mode === "extend" || body.mode === "new") {
+    } else {
       const base = draftingSettings(settings, body.prompt, project.manifest, overrides);
       const extend = body.mode === "extend" && current !== undefined;
       const conversation = extend ? { ...base, base: current } : base;
       const messages = extend ? extensionMessages(current, body.prompt) : firstMessages(body.prompt);
       draft = await draftStep(conversation, messages, "Drafting", progressOf(progress));
       session = { project: project.id, draft, settings: conversation };
-    } else {
-      throw new UserError(`mode must be one of new, extend, revise, not ${JSON.stringify(body.mode)}`);
     }
     const id = randomBytes(9).toString("base64url");
     this.sessions.set(id, session);

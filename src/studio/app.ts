@@ -367,9 +367,7 @@ function routes(app: FastifyInstance, workspace: Workspace, servers: GeneratedSe
   app.post("/api/projects/:id/ai", async (request, reply) => {
     const project = projectOf(request);
     const body = objectBody<AiBody>(request);
-    if (!["new", "extend", "revise"].includes(body.mode))
-      throw new UserError(`mode must be one of new, extend, revise, not ${JSON.stringify(body.mode)}`);
-    configuredAi();
+    drafts.check(project, body);
     const release = steps.take(project.id, "an AI draft");
     return streamed(reply, async (progress) => {
       try {

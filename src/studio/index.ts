@@ -19,9 +19,16 @@ export async function studio(dir: string, options: StudioCommandOptions, print: 
   // An exit the handlers below do not see (an uncaught error) still tells the servers to stop.
   process.once("exit", () => running.killServers());
   await new Promise<void>((resolve) => {
+    // The handlers stay while the studio stops: another listener (execa's clean-up, through
+    // signal-exit) raises the signal again when it finds itself the last one.
+    let stopping = false;
     const stop = (signal: NodeJS.Signals) => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
+      if (stopping) {
+        print(`Stopping at once (${signal} again).`);
+        running.killServers();
+        process.exit(130);
+      }
+      stopping = true;
       print(`Stopping (${signal})…`);
       void running.close().then(resolve, resolve);
     };
