@@ -34,6 +34,8 @@ export interface StudioOptions {
   port: number;
   /** The per-run token; a fresh one by default. */
   token?: string;
+  /** The built browser app; UI_DIR by default. */
+  uiDir?: string;
 }
 
 export interface Studio {
@@ -47,9 +49,10 @@ export interface Studio {
 }
 
 export async function startStudio(options: StudioOptions): Promise<Studio> {
-  if (!existsSync(join(UI_DIR, "index.html"))) {
+  const uiDir = options.uiDir ?? UI_DIR;
+  if (!existsSync(join(uiDir, "index.html"))) {
     throw new UserError(
-      `the studio's browser app is not built (${shown(join(UI_DIR, "index.html"))} is missing): run "npm run build" in tablegen's folder`,
+      `the studio's browser app is not built (${shown(join(uiDir, "index.html"))} is missing): run "npm run build" in tablegen's folder`,
     );
   }
   const workspace = new Workspace(options.dir);
@@ -58,7 +61,7 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
   const app = Fastify({ logger: false, bodyLimit: 4 * 1024 * 1024 });
   const address: { port: number } = { port: options.port };
   guard(app, token, address);
-  await app.register(fastifyStatic, { root: UI_DIR, prefix: "/", wildcard: false, cacheControl: false });
+  await app.register(fastifyStatic, { root: uiDir, prefix: "/", wildcard: false, cacheControl: false });
   routes(app, workspace, servers);
   try {
     await app.listen({ host: HOST, port: options.port });

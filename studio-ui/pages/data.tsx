@@ -21,8 +21,8 @@ const OPERATORS = [
   ["lt", "<"],
   ["lte", "≤"],
   ["contains", "contains"],
-  ["in", "in (a,b)"],
-  ["null", "is null (true/false)"],
+  ["in", "in"],
+  ["null", "is null"],
 ] as const;
 
 interface Filter {
@@ -239,7 +239,7 @@ function Browser({
   return (
     <div class={`browser${record ? " with-panel" : ""}`}>
       <div class="browser-main">
-        <div class="toolbar">
+        <div class="toolbar-top">
           <label class="inline-field">
             Version
             <select
@@ -254,6 +254,11 @@ function Browser({
               ))}
             </select>
           </label>
+          <button type="button" class="button primary small" onClick={() => go({ record: "new" })}>
+            + New record
+          </button>
+        </div>
+        <div class="toolbar">
           <form
             class="filter-form"
             aria-label="Add a filter"
@@ -288,16 +293,13 @@ function Browser({
             <input
               aria-label="Filter value"
               value={newFilter.value}
-              placeholder="value"
+              placeholder={newFilter.op === "in" ? "a,b,c" : newFilter.op === "null" ? "true or false" : "value"}
               onInput={(event) => setNewFilter({ ...newFilter, value: (event.target as HTMLInputElement).value })}
             />
             <button type="submit" class="button small">
               Filter
             </button>
           </form>
-          <button type="button" class="button primary small" onClick={() => go({ record: "new" })}>
-            + New record
-          </button>
         </div>
         {filters.length > 0 && (
           <ul class="chips" aria-label="Filters">

@@ -75,7 +75,7 @@ function ProjectRow({ project }: { project: ProjectSummary }) {
     <tr>
       <th scope="row">
         <a href={href(project.id, "tables")}>{project.id}</a>
-        <div class="muted small">{project.dir}</div>
+        {project.project && project.project !== project.id && <div class="muted small">serves /{project.project}</div>}
       </th>
       <td>{project.database ?? "—"}</td>
       <td>

@@ -299,62 +299,64 @@ function VersionsSection({ detail, reload }: { detail: ProjectDetail; reload: ()
       <p class="muted small">
         A deprecated version's answers carry a Deprecation header, and a Sunset header with its last date.
       </p>
-      <table class="grid versions" aria-label="Versions">
-        <thead>
-          <tr>
-            <th scope="col">Version</th>
-            <th scope="col">Deprecated</th>
-            <th scope="col">Since (YYYY-MM-DD)</th>
-            <th scope="col">Sunset (YYYY-MM-DD)</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((row, index) => {
-            const id = (part: string) => controlId("version", row.label, part);
-            const set = (change: Partial<VersionRow>) =>
-              setRows(rows.map((other, i) => (i === index ? { ...other, ...change } : other)));
-            return (
-              <tr key={row.label}>
-                <th scope="row" class="mono">
-                  {row.label}
-                </th>
-                <td>
-                  <input
-                    type="checkbox"
-                    id={id("deprecated")}
-                    aria-label={`${row.label} is deprecated`}
-                    checked={row.deprecated}
-                    onChange={(event) => set({ deprecated: (event.target as HTMLInputElement).checked })}
-                  />
-                </td>
-                <td>
-                  <input
-                    id={id("since")}
-                    aria-label={`${row.label} deprecated since`}
-                    value={row.since}
-                    disabled={!row.deprecated}
-                    placeholder="2026-01-31"
-                    onInput={(event) => set({ since: (event.target as HTMLInputElement).value })}
-                    {...errorProps(id("since"), at("versions", row.label, "deprecated"))}
-                  />
-                  <FieldError id={id("since")} message={at("versions", row.label, "deprecated")} />
-                </td>
-                <td>
-                  <input
-                    id={id("sunset")}
-                    aria-label={`${row.label} sunset date`}
-                    value={row.sunset}
-                    placeholder="2026-12-31"
-                    onInput={(event) => set({ sunset: (event.target as HTMLInputElement).value })}
-                    {...errorProps(id("sunset"), at("versions", row.label, "sunset"))}
-                  />
-                  <FieldError id={id("sunset")} message={at("versions", row.label, "sunset")} />
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
+      <div class="table-wrap versions-wrap">
+        <table class="grid versions" aria-label="Versions">
+          <thead>
+            <tr>
+              <th scope="col">Version</th>
+              <th scope="col">Deprecated</th>
+              <th scope="col">Since (YYYY-MM-DD)</th>
+              <th scope="col">Sunset (YYYY-MM-DD)</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row, index) => {
+              const id = (part: string) => controlId("version", row.label, part);
+              const set = (change: Partial<VersionRow>) =>
+                setRows(rows.map((other, i) => (i === index ? { ...other, ...change } : other)));
+              return (
+                <tr key={row.label}>
+                  <th scope="row" class="mono">
+                    {row.label}
+                  </th>
+                  <td>
+                    <input
+                      type="checkbox"
+                      id={id("deprecated")}
+                      aria-label={`${row.label} is deprecated`}
+                      checked={row.deprecated}
+                      onChange={(event) => set({ deprecated: (event.target as HTMLInputElement).checked })}
+                    />
+                  </td>
+                  <td>
+                    <input
+                      id={id("since")}
+                      aria-label={`${row.label} deprecated since`}
+                      value={row.since}
+                      disabled={!row.deprecated}
+                      placeholder="2026-01-31"
+                      onInput={(event) => set({ since: (event.target as HTMLInputElement).value })}
+                      {...errorProps(id("since"), at("versions", row.label, "deprecated"))}
+                    />
+                    <FieldError id={id("since")} message={at("versions", row.label, "deprecated")} />
+                  </td>
+                  <td>
+                    <input
+                      id={id("sunset")}
+                      aria-label={`${row.label} sunset date`}
+                      value={row.sunset}
+                      placeholder="2026-12-31"
+                      onInput={(event) => set({ sunset: (event.target as HTMLInputElement).value })}
+                      {...errorProps(id("sunset"), at("versions", row.label, "sunset"))}
+                    />
+                    <FieldError id={id("sunset")} message={at("versions", row.label, "sunset")} />
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
       <div class="form-actions">
         <button
           type="button"

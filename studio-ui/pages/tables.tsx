@@ -252,7 +252,11 @@ export function TablesPage() {
   return (
     <div class="page tables-page">
       <PageHeader title="Tables">
-        <span class={`status-text${problems.length > 0 ? " bad" : ""}`} role="status" aria-live="polite">
+        <span
+          class={`status-text${checking ? " checking" : problems.length > 0 ? " bad" : ""}`}
+          role="status"
+          aria-live="polite"
+        >
           {checking
             ? "Checking…"
             : problems.length > 0
@@ -640,7 +644,7 @@ function TableEditor({
           <input
             id={`${base}-description`}
             value={table.description ?? ""}
-            placeholder="What the table holds (for the API's documentation)"
+            placeholder="What the table holds"
             onChange={(event) =>
               edit((next) => {
                 const value = (event.target as HTMLInputElement).value;
@@ -683,7 +687,7 @@ function TableEditor({
           <span>Unique</span>
           <span>Index</span>
           <span>Default</span>
-          <span>Max length</span>
+          <span>Max len.</span>
           <span>References</span>
           <span />
         </div>

@@ -731,6 +731,14 @@ describe("the AI page", () => {
 });
 
 describe("tablegen studio, the command", () => {
+  it("says so when its browser app is not built", async () => {
+    await expect(startStudio({ dir: workspace, port: 0, uiDir: join(workspace, "no-ui") })).rejects.toMatchObject({
+      name: "UserError",
+      message:
+        "the studio's browser app is not built (no-ui/index.html is missing): run \"npm run build\" in tablegen's folder",
+    });
+  });
+
   const tablegen = (args: string[]) =>
     execa(process.execPath, [join(REPO, "bin", "tablegen.js"), ...args], { cwd: workspace, reject: false });
 

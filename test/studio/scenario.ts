@@ -281,13 +281,31 @@ export function studioScenario(database: Database): void {
         await page.locator(".record-panel button[type=submit]").click();
         await waitText(".record-panel", "Record created successfully.");
         // A reference is a link to its record, and that record reaches the orders that refer to it.
+        if (SCREENSHOTS) {
+          // A few more records for the picture, through the same API.
+          await page.evaluate(async () => {
+            const create = (table: string, body: object) =>
+              fetch(`/api/projects/shop/data/${table}/v1/create`, {
+                method: "POST",
+                headers: { "content-type": "application/json" },
+                body: JSON.stringify(body),
+              });
+            await create("customers", { name: "Grace Hopper", email: "grace@example.com" });
+            await create("customers", { name: "Alan Turing", email: "alan@example.com" });
+            await create("orders", { customer_id: 1, product_id: 1, quantity: 1 });
+          });
+        }
         await page.locator(".grid.records a::-p-text(customers 1)").click();
         await waitText(".record-panel h2", "customers 1");
         await waitText(".referrers", "orders where customer_id = 1");
+        await page.waitForFunction(
+          () => (document.querySelector("#record--customers--name") as HTMLInputElement)?.value === "Ada Lovelace",
+        );
+        await waitText(".grid.records", "ada@example.com");
         await shot("data");
         await page.locator(".referrers a").click();
         await waitText(".chips", "customer_id = 1");
-        await waitText(".pager", "1–1 of 1 record");
+        await waitText(".pager", SCREENSHOTS ? "1–2 of 2 records" : "1–1 of 1 record");
       },
     );
 
@@ -368,6 +386,8 @@ export function studioScenario(database: Database): void {
         await waitText("#api--customers", "customers");
         await page.locator(".route-head ::-p-text(/shop/customers/v1/list)").click();
         await waitText(".route-body", 'curl -H "X-API-SIGNATURE: $API_SIGNATURE_KEY"');
+        await page.evaluate(() => window.scrollTo(0, 0));
+        await shot("api");
         await page.locator("#run--customer_orders--customer_id").fill("1");
         await button("Run query").click();
         await page.waitForSelector('[aria-label="Rows of customer_orders"] tbody tr');
@@ -378,7 +398,7 @@ export function studioScenario(database: Database): void {
         await page.locator("#run--customer_orders--customer_id").fill("1");
         await button("Run query").click();
         await page.waitForSelector('[aria-label="Rows of customer_orders"] tbody tr');
-        await shot("api");
+        await shot("api-query");
       },
     );
 
@@ -430,6 +450,30 @@ export function studioScenario(database: Database): void {
         expect(accepted).toContain(COMMENT);
       },
     );
+
+    it("is usable on a narrow window: no page is wider than it", { timeout: 60_000 }, async () => {
+      await page.setViewport({ width: 480, height: 900 });
+      try {
+        for (const [hash, ready] of [
+          ["#/", ".grid.projects"],
+          ["#/p/shop/tables", ".field-row"],
+          ["#/p/shop/changes", "#files-title"],
+          ["#/p/shop/data?table=orders", ".grid.records tbody tr"],
+          ["#/p/shop/api", ".routes"],
+          ["#/p/shop/settings", "#api-key"],
+        ] as const) {
+          await go(hash);
+          await page.waitForSelector(ready);
+          const widths = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+          expect(widths[0], hash).toBeLessThanOrEqual(widths[1]!);
+          if (hash === "#/p/shop/tables" && SCREENSHOTS && database === "sqlite") {
+            await page.screenshot({ path: join(REPO, "docs", "studio", "narrow.png") });
+          }
+        }
+      } finally {
+        await page.setViewport({ width: 1280, height: 800 });
+      }
+    });
 
     it("loaded nothing from anywhere but the studio, and threw no error", () => {
       const elsewhere = requested.filter((url) => !url.startsWith(studio.url) && !url.startsWith("data:"));
