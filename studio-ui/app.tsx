@@ -172,7 +172,9 @@ export function App() {
               ))}
             </ul>
           )}
-          <p class="sidebar-foot">Local and offline · {workspace?.dir ?? ""}</p>
+          <p class="sidebar-foot" title={workspace?.dir}>
+            Local and offline · {workspace?.dir.split("/").filter(Boolean).at(-1) ?? ""}
+          </p>
         </nav>
         <main class="main" id="main">
           {error && (

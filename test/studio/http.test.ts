@@ -391,7 +391,7 @@ describe("the manifest", () => {
     expect(saved.json.hash).not.toBe(detail.hash);
   });
 
-  it("has no plan while the file is invalid: the CLI's message, each problem at its path", async () => {
+  it("has no plan (nor data) while the file is invalid: the CLI's message, each problem at its path", async () => {
     const text = await readFile(manifestPath(), "utf8");
     await writeFile(manifestPath(), text.replace("project: shop", "project: Shop"));
     try {
@@ -409,6 +409,10 @@ describe("the manifest", () => {
             column: 10,
           },
         ],
+      });
+      expect(await call("GET", "/api/projects/shop/data/books/v1/list")).toMatchObject({
+        status: 400,
+        json: answer.json,
       });
     } finally {
       await writeFile(manifestPath(), text);
@@ -607,6 +611,29 @@ describe("settings", () => {
     expect(saved.json).toMatchObject({ databaseUrl: "file:./data.db", databaseUrlFrom: "env file" });
   });
 
+  it("wants a postgresql:// URL for a PostgreSQL project", async () => {
+    expect((await events("/api/projects", { name: "pgshop", database: "postgresql", start: "blank" })).last.type).toBe(
+      "done",
+    );
+    expect(
+      await call("PUT", "/api/projects/pgshop/settings/database-url", { body: { url: "file:./data.db" } }),
+    ).toMatchObject({
+      status: 400,
+      json: {
+        message:
+          'DATABASE_URL of a PostgreSQL project is a postgresql:// URL, such as "postgresql://user:password@localhost:5432/app"',
+      },
+    });
+    const saved = await call("PUT", "/api/projects/pgshop/settings/database-url", {
+      body: { url: "postgresql://app:s3cret@127.0.0.1:5432/pgshop" },
+    });
+    expect(saved.json).toMatchObject({ databaseUrl: "postgresql://app:•••@127.0.0.1:5432/pgshop" });
+    expect(saved.text).not.toContain("s3cret");
+    expect(await readFile(join(workspace, "pgshop", ".env"), "utf8")).toContain(
+      'DATABASE_URL="postgresql://app:s3cret@127.0.0.1:5432/pgshop"',
+    );
+  });
+
   it("changes neither while the environment the studio started from sets it", async () => {
     process.env.API_SIGNATURE_KEY = "from-the-environment";
     process.env.DATABASE_URL = "postgresql://app:s3cret@db:5432/app";
@@ -728,6 +755,26 @@ describe("the AI page", () => {
       });
     },
   );
+
+  it("creates a project from a description, as tablegen init --ai does", { timeout: 60_000 }, async () => {
+    const drafted = {
+      project: "whatever-the-model-says",
+      tables: { members: { fields: { name: { type: "TEXT", required: true } } } },
+    };
+    fake.queue({ content: toAiForm(drafted) });
+    const created = await events("/api/projects", { name: "club", database: "sqlite", start: "ai", prompt: "a club" });
+    expect(created.events.map((event) => ("text" in event ? event.text : event.type))).toEqual([
+      "Creating club as tablegen init does…",
+      "Drafting the manifest with gpt-4.1-mini…",
+      "Drafted a valid manifest with gpt-4.1-mini",
+      expect.stringMatching(/^Project club: SQLite, API version v1\n\nTables \(1\)\n  members\n/),
+      "Wrote club/tablegen.yaml, club/.env, club/.gitignore",
+      "done",
+    ]);
+    const manifest = await readFile(join(workspace, "club", "tablegen.yaml"), "utf8");
+    expect(manifest).toMatch(/^# Drafted by tablegen ai \(gpt-4\.1-mini\) from:\n#   a club\n/);
+    expect(parse(manifest).project).toBe("club");
+  });
 });
 
 describe("tablegen studio, the command", () => {

@@ -148,7 +148,6 @@ export function studioScenario(database: Database): void {
         }
         await go("#/");
         await waitText(".grid.projects", "shop");
-        await shot("projects");
       },
     );
 
@@ -214,7 +213,8 @@ export function studioScenario(database: Database): void {
         await button("Show YAML").click();
         await page.waitForSelector('[aria-label="tablegen.yaml as it would be saved"] .cm-content');
         await button("Hide YAML").click();
-        await page.locator("::-p-text(customers)").click();
+        await page.locator(".designer-list ::-p-text(orders)").click();
+        await page.waitForSelector("#field--orders--customer_id--onDelete");
         await shot("tables");
 
         await button("Save tablegen.yaml").click();
@@ -280,6 +280,20 @@ export function studioScenario(database: Database): void {
         await page.locator("#record--orders--customer_id").fill("1");
         await page.locator(".record-panel button[type=submit]").click();
         await waitText(".record-panel", "Record created successfully.");
+        // An edit, and a delete the server refuses (a restricting reference), its 409 in the panel.
+        await go("#/p/shop/data?table=products&record=1");
+        await page.waitForFunction(
+          () => (document.querySelector("#record--products--title") as HTMLInputElement)?.value === "Lamp",
+        );
+        await page.locator("#record--products--title").fill("Desk lamp");
+        await page.locator(".record-panel button[type=submit]").click();
+        await waitText(".record-panel", "Record updated successfully.");
+        await waitText(".grid.records", "Desk lamp");
+        await button("Delete").click();
+        await button("Yes, delete").click();
+        await waitText("#record-form-error", "409: Record is referenced by orders");
+        await go("#/p/shop/data?table=orders");
+        await waitText(".grid.records", "customers 1");
         // A reference is a link to its record, and that record reaches the orders that refer to it.
         if (SCREENSHOTS) {
           // A few more records for the picture, through the same API.
@@ -376,6 +390,16 @@ export function studioScenario(database: Database): void {
       await button("Finish rotation (drop the old keys)").click();
       await waitText(".notice-success", "Rotation finished");
       expect(await keyOf()).toBe(rotated[0]);
+      // The versions: a sunset without a deprecation is refused at its field, then v1 is deprecated.
+      await page.locator("#version--v1--sunset").fill("2026-12-31");
+      await button("Save versions").click();
+      await waitText("#version--v1--sunset-error", "needs deprecated: a version that ends is deprecated first");
+      await page.locator("#version--v1--deprecated").click();
+      await page.locator("#version--v1--since").fill("2026-01-31");
+      await button("Save versions").click();
+      await waitText(".notice-success", "Saved the versions in tablegen.yaml");
+      expect(parse(await manifest()).versions).toEqual({ v1: { deprecated: "2026-01-31", sunset: "2026-12-31" } });
+      expect(await manifest()).toContain(COMMENT);
     });
 
     it(
@@ -384,6 +408,7 @@ export function studioScenario(database: Database): void {
       async () => {
         await go("#/p/shop/api");
         await waitText("#api--customers", "customers");
+        await waitText(".lead", "v1 is deprecated since 2026-01-31, and stops answering on 2026-12-31");
         await page.locator(".route-head ::-p-text(/shop/customers/v1/list)").click();
         await waitText(".route-body", 'curl -H "X-API-SIGNATURE: $API_SIGNATURE_KEY"');
         await page.evaluate(() => window.scrollTo(0, 0));
@@ -391,7 +416,7 @@ export function studioScenario(database: Database): void {
         await page.locator("#run--customer_orders--customer_id").fill("1");
         await button("Run query").click();
         await page.waitForSelector('[aria-label="Rows of customer_orders"] tbody tr');
-        expect(await text('[aria-label="Rows of customer_orders"]')).toContain("Lamp");
+        expect(await text('[aria-label="Rows of customer_orders"]')).toContain("Desk lamp");
         await page.locator("#run--customer_orders--customer_id").fill("x");
         await button("Run query").click();
         await waitText("#run--customer_orders-result-error", "400: Invalid request: customer_id must be a number");
@@ -448,6 +473,9 @@ export function studioScenario(database: Database): void {
         const accepted = await manifest();
         expect(parse(accepted).tables.product_tags.fields.tag_id.references).toBe("tags");
         expect(accepted).toContain(COMMENT);
+        await go("#/");
+        await waitText(".grid.projects", "server running");
+        await shot("projects");
       },
     );
 
@@ -466,6 +494,30 @@ export function studioScenario(database: Database): void {
           await page.waitForSelector(ready);
           const widths = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
           expect(widths[0], hash).toBeLessThanOrEqual(widths[1]!);
+          // Every control has an accessible name: its label, aria-label, or its own text.
+          const unnamed = await page.evaluate(() =>
+            [
+              ...document.querySelectorAll<HTMLElement>(
+                "input, select, textarea, button, a[href], [contenteditable=true]",
+              ),
+            ]
+              .filter(
+                (element) => !element.closest("[aria-hidden=true]") && (element as HTMLInputElement).type !== "hidden",
+              )
+              .filter((element) => {
+                const labelled = element.getAttribute("aria-labelledby");
+                const name =
+                  element.getAttribute("aria-label") ||
+                  (labelled && document.getElementById(labelled)?.textContent) ||
+                  [...((element as HTMLInputElement).labels ?? [])].map((label) => label.textContent).join("") ||
+                  (["BUTTON", "A"].includes(element.tagName) ? element.textContent : "") ||
+                  element.getAttribute("title") ||
+                  "";
+                return name.trim() === "";
+              })
+              .map((element) => element.outerHTML.slice(0, 160)),
+          );
+          expect(unnamed, hash).toEqual([]);
           if (hash === "#/p/shop/tables" && SCREENSHOTS && database === "sqlite") {
             await page.screenshot({ path: join(REPO, "docs", "studio", "narrow.png") });
           }
