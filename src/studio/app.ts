@@ -115,7 +115,15 @@ function guard(app: FastifyInstance, token: string, address: { port: number }): 
       return reply.header("set-cookie", cookie).redirect(`${url.pathname}${url.search}`, 303);
     }
     if (!matches(cookieOf(request, cookieName()))) {
-      return refuse(reply, 401, "Unauthorized: open the address tablegen studio printed, with its token");
+      const message = "Unauthorized: open the address tablegen studio printed, with its token";
+      // A person who opened the address without its token reads why, as a page.
+      if (
+        request.method === "GET" &&
+        !url.pathname.startsWith("/api/") &&
+        /text\/html/.test(request.headers.accept ?? "")
+      )
+        return reply.code(401).type("text/html; charset=utf-8").send(unauthorizedPage(message));
+      return refuse(reply, 401, message);
     }
     const origin = request.headers.origin;
     if (
@@ -137,6 +145,10 @@ function guard(app: FastifyInstance, token: string, address: { port: number }): 
     );
     if (request.url.startsWith("/api/")) reply.header("cache-control", "no-store");
   });
+}
+
+function unauthorizedPage(message: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>tablegen studio</title></head><body style="font-family: system-ui, sans-serif; margin: 3rem;"><h1>tablegen studio</h1><p>${message}: the line <code>tablegen studio: http://127.0.0.1:…/?token=…</code> in its terminal.</p></body></html>`;
 }
 
 function cookieOf(request: FastifyRequest, name: string): string | undefined {

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
 import { appliedMigrations } from "../cli/database.ts";
 import { databaseUrlFor } from "../cli/env.ts";
 import { brokenVersions } from "../cli/guard.ts";
@@ -143,12 +144,18 @@ export async function projectSummary(project: Project, server: ServerState): Pro
   return summary;
 }
 
+const DATABASE_WAIT_MS = 3000;
+
 /** Migrations written and not applied to the database; undefined when it cannot be read. */
 async function pendingMigrations(project: Project, database: "sqlite" | "postgresql"): Promise<string[] | undefined> {
   const existing = existingMigrations(project.out);
   const url = databaseUrlFor(project.manifest) ?? targetFor(database).implicitDatabaseUrl;
   if (!url) return undefined;
-  const applied = await appliedMigrations(database, url, project.out).catch(() => undefined);
+  // A database that does not answer soon is not waited for: the page says "unknown" instead.
+  const applied = await Promise.race([
+    appliedMigrations(database, url, project.out).catch(() => undefined),
+    delay(DATABASE_WAIT_MS, undefined, { ref: false }),
+  ]);
   if (applied === undefined) return existing.length > 0 ? existing : undefined;
   return existing.filter((name) => !applied.includes(name));
 }

@@ -137,6 +137,11 @@ describe("the guard", () => {
       expect(answer.status).toBe(401);
       expect(answer.json).toEqual({ message });
     }
+    // A browser without the token gets the same reason as a page.
+    const page = await call("GET", "/", { cookie: false, headers: { accept: "text/html,*/*" } });
+    expect(page.status).toBe(401);
+    expect(page.headers["content-type"]).toBe("text/html; charset=utf-8");
+    expect(page.text).toContain(`<p>${message}: the line <code>tablegen studio: http://127.0.0.1:…/?token=…</code>`);
   });
 
   it("turns the printed URL's token into an HttpOnly SameSite=Strict cookie and takes it out of the address", async () => {
