@@ -1,5 +1,5 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import fastifyStatic from "@fastify/static";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
@@ -233,7 +233,6 @@ function routes(app: FastifyInstance, workspace: Workspace, servers: GeneratedSe
     const release = steps.take(name, "creating the project");
     return streamed(reply, async (progress) => {
       try {
-        mkdirSync(dir);
         progress.step(`Creating ${shown(dir)} as tablegen init does…`);
         const written = await init(
           dir,

@@ -766,6 +766,11 @@ describe("the AI page", () => {
       project: "whatever-the-model-says",
       tables: { members: { fields: { name: { type: "TEXT", required: true } } } },
     };
+    // A model that fails leaves nothing behind: the folder is not there to block the next try.
+    fake.queue({ status: 503, body: { error: { message: "overloaded", type: "server_error" } } });
+    const failed = await events("/api/projects", { name: "club", database: "sqlite", start: "ai", prompt: "a club" });
+    expect(failed.last).toEqual(failure("the model server answered 503: overloaded"));
+    expect(existsSync(join(workspace, "club"))).toBe(false);
     fake.queue({ content: toAiForm(drafted) });
     const created = await events("/api/projects", { name: "club", database: "sqlite", start: "ai", prompt: "a club" });
     expect(created.events.map((event) => ("text" in event ? event.text : event.type))).toEqual([
@@ -794,7 +799,7 @@ describe("tablegen studio, the command", () => {
   const tablegen = (args: string[]) =>
     execa(process.execPath, [join(REPO, "bin", "tablegen.js"), ...args], { cwd: workspace, reject: false });
 
-  it("refuses options and folders it cannot serve, in one line", async () => {
+  it("refuses options and folders it cannot serve, in one line", { timeout: 90_000 }, async () => {
     const missing = join(workspace, "missing");
     const busy = await tablegen(["studio", ".", "--port", String(studio.port)]);
     for (const [result, message] of [
