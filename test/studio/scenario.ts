@@ -106,8 +106,18 @@ export function studioScenario(database: Database): void {
       );
     const button = (label: string) => page.locator(`button::-p-text(${label})`);
     /** Types into an input as a user does, and leaves it (its change event). */
+    const fill = async (selector: string, value: string) => {
+      // Keys, as a user types them: each an input event the page's state follows (a value set at
+      // once could be put back by a render that lands meanwhile, as the validation's answer does).
+      await page.locator(selector).click();
+      await page.keyboard.down("Control");
+      await page.keyboard.press("a");
+      await page.keyboard.up("Control");
+      await page.keyboard.press("Backspace");
+      await page.keyboard.type(value);
+    };
     const type = async (selector: string, value: string) => {
-      await page.locator(selector).fill(value);
+      await fill(selector, value);
       await page.$eval(selector, (element) => (element as HTMLElement).blur());
     };
     const manifest = () => readFile(join(project, "tablegen.yaml"), "utf8");
@@ -128,7 +138,7 @@ export function studioScenario(database: Database): void {
       async () => {
         await page.goto(studio.openUrl, { waitUntil: "networkidle0" });
         expect(page.url()).toBe(studio.url); // the token left the address bar for a cookie
-        await page.locator("#new-name").fill("shop");
+        await fill("#new-name", "shop");
         await page.select("#new-database", database);
         await page.locator('input[name="start"][value="blank"]').click();
         await button("Create project").click();
@@ -141,7 +151,7 @@ export function studioScenario(database: Database): void {
         if (databaseUrl) {
           await go("#/p/shop/settings");
           await button("Change").click();
-          await page.locator("#database-url").fill(databaseUrl);
+          await fill("#database-url", databaseUrl);
           await button("Save URL").click();
           await waitText(".notice-success", "Saved DATABASE_URL");
           expect(await readFile(join(project, ".env"), "utf8")).toContain(`DATABASE_URL="${databaseUrl}"`);
@@ -256,8 +266,7 @@ export function studioScenario(database: Database): void {
         const create = async (values: Record<string, string>) => {
           await button("+ New record").click();
           await page.waitForSelector(".record-panel form");
-          for (const [field, value] of Object.entries(values))
-            await page.locator(`.record-panel [id$="--${field}"]`).fill(value);
+          for (const [field, value] of Object.entries(values)) await fill(`.record-panel [id$="--${field}"]`, value);
           await page.locator(".record-panel button[type=submit]").click();
         };
         await create({ name: "Ada Lovelace", email: "ada@example.com" });
@@ -277,7 +286,7 @@ export function studioScenario(database: Database): void {
         await create({ customer_id: "99", product_id: "1", quantity: "2" });
         await page.waitForSelector("#record--orders--customer_id-error");
         expect(await text("#record--orders--customer_id-error")).toBe("customer_id refers to no customers record");
-        await page.locator("#record--orders--customer_id").fill("1");
+        await fill("#record--orders--customer_id", "1");
         await page.locator(".record-panel button[type=submit]").click();
         await waitText(".record-panel", "Record created successfully.");
         // An edit, and a delete the server refuses (a restricting reference), its 409 in the panel.
@@ -285,7 +294,7 @@ export function studioScenario(database: Database): void {
         await page.waitForFunction(
           () => (document.querySelector("#record--products--title") as HTMLInputElement)?.value === "Lamp",
         );
-        await page.locator("#record--products--title").fill("Desk lamp");
+        await fill("#record--products--title", "Desk lamp");
         await page.locator(".record-panel button[type=submit]").click();
         await waitText(".record-panel", "Record updated successfully.");
         await waitText(".grid.records", "Desk lamp");
@@ -391,11 +400,11 @@ export function studioScenario(database: Database): void {
       await waitText(".notice-success", "Rotation finished");
       expect(await keyOf()).toBe(rotated[0]);
       // The versions: a sunset without a deprecation is refused at its field, then v1 is deprecated.
-      await page.locator("#version--v1--sunset").fill("2026-12-31");
+      await fill("#version--v1--sunset", "2026-12-31");
       await button("Save versions").click();
       await waitText("#version--v1--sunset-error", "needs deprecated: a version that ends is deprecated first");
       await page.locator("#version--v1--deprecated").click();
-      await page.locator("#version--v1--since").fill("2026-01-31");
+      await fill("#version--v1--since", "2026-01-31");
       await button("Save versions").click();
       await waitText(".notice-success", "Saved the versions in tablegen.yaml");
       expect(parse(await manifest()).versions).toEqual({ v1: { deprecated: "2026-01-31", sunset: "2026-12-31" } });
@@ -413,14 +422,14 @@ export function studioScenario(database: Database): void {
         await waitText(".route-body", 'curl -H "X-API-SIGNATURE: $API_SIGNATURE_KEY"');
         await page.evaluate(() => window.scrollTo(0, 0));
         await shot("api");
-        await page.locator("#run--customer_orders--customer_id").fill("1");
+        await fill("#run--customer_orders--customer_id", "1");
         await button("Run query").click();
         await page.waitForSelector('[aria-label="Rows of customer_orders"] tbody tr');
         expect(await text('[aria-label="Rows of customer_orders"]')).toContain("Desk lamp");
-        await page.locator("#run--customer_orders--customer_id").fill("x");
+        await fill("#run--customer_orders--customer_id", "x");
         await button("Run query").click();
         await waitText("#run--customer_orders-result-error", "400: Invalid request: customer_id must be a number");
-        await page.locator("#run--customer_orders--customer_id").fill("1");
+        await fill("#run--customer_orders--customer_id", "1");
         await button("Run query").click();
         await page.waitForSelector('[aria-label="Rows of customer_orders"] tbody tr');
         await shot("api-query");
@@ -454,7 +463,7 @@ export function studioScenario(database: Database): void {
           },
         });
         fake.queue({ content: toAiForm(withTags("labels")) }, { content: toAiForm(withTags("tags")) });
-        await page.locator("#ai-prompt").fill("add tags that products can have several of");
+        await fill("#ai-prompt", "add tags that products can have several of");
         await button("Draft").click();
         await waitText(".draft-changes", "table tags");
         const log = '[aria-label="Drafting with the AI model"]';
