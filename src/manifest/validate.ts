@@ -416,8 +416,14 @@ function checkIndexes(value: unknown, path: Path, fields: Set<string>, report: R
 
 /** Reports a name that is not an identifier; returns whether it is one. */
 function checkIdentifier(name: string, path: Path, what: string, report: Report): boolean {
-  if (IDENTIFIER.test(name)) return true;
   const atKey = path.at(-1) === name;
+  if (IDENTIFIER.test(name)) {
+    // A name every JavaScript object has (the only one a lowercase identifier can spell): the server
+    // looks names up in objects, and would find the object's own constructor under it.
+    if (!Object.hasOwn(Object.prototype, name)) return true;
+    report(path, `"${name}" is a reserved ${what} name: every JavaScript object has a ${name}`, atKey);
+    return false;
+  }
   report(
     path,
     `"${name}" is not a valid ${what} name: a lowercase letter, then lowercase letters, digits or underscores, 63 characters at most`,
