@@ -3,7 +3,7 @@ import { connect, type Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import Database from "better-sqlite3";
 import pg from "pg";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, inject, it, vi } from "vitest";
 import { failure } from "./helpers/http.ts";
 import { findPostgres, startPostgres, type PostgresServer } from "./helpers/postgres.ts";
 import { createDatabase } from "./helpers/pg-database.ts";
@@ -184,6 +184,43 @@ describe("a locked SQLite database", () => {
     expect((await createUser(server.url, "unlocked")).status).toBe(201);
   });
 });
+
+for (const database of ["sqlite", "postgresql"] as const) {
+  describe.skipIf(database === "postgresql" && !postgresUrl)(
+    `a column dropped under a running server on ${database}`,
+    () => {
+      it("answers 503 saying the schema is newer than the server, and logs what to do (issue 25)", async () => {
+        const { dir } = await sharedExample("blog", database);
+        const db = await exampleDatabase("blog", database);
+        const server = await start(dir, { DATABASE_URL: db.url });
+        expect((await createUser(server.url, "before-drop")).status).toBe(201);
+        // What `tablegen migrate --accept-data-loss` does to a field the manifest no longer has.
+        await db.exec("ALTER TABLE users DROP COLUMN bio");
+        const newer = failure("Service unavailable: the database schema is newer than this server");
+        const created = await fetch(`${server.url}/blog/users/v1/create`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ name: "After", email: "after@example.com" }),
+        });
+        expect(created.status).toBe(503);
+        expect(await created.json()).toEqual(newer);
+        for (const path of ["show/1", "list", "list?limit=1"]) {
+          const read = await fetch(`${server.url}/blog/users/v1/${path}`, { headers });
+          expect(read.status, path).toBe(503);
+          expect(await read.json()).toEqual(newer);
+        }
+        // A table the migration left alone is served as before.
+        expect((await fetch(`${server.url}/blog/posts/v1/list`, { headers })).status).toBe(200);
+        await vi.waitFor(() =>
+          expect(server.output()).toContain(
+            "the database schema is newer than this server (a table or column it uses is gone or changed): regenerate the server from the manifest and restart it",
+          ),
+        );
+        expect(server.process.exitCode).toBeNull();
+      });
+    },
+  );
+}
 
 describe.skipIf(!postgresUrl || !findPostgres())("losing PostgreSQL", () => {
   let postgres: PostgresServer;

@@ -6,7 +6,7 @@ import { emitMigration, MIGRATIONS, migrationFolderName } from "../emit/migratio
 import { emitPrismaSchema } from "../emit/prisma-schema.ts";
 import { UserError } from "../errors.ts";
 import type { Database } from "../manifest/schema.ts";
-import { changesOldServersMayFailOn, planMigration, type MigrationPlan } from "../migrate/plan.ts";
+import { changesOldServersMayFailOn, planMigration, type MigrationPlan, type Risk } from "../migrate/plan.ts";
 import { explainFailure } from "../migrate/failures.ts";
 import { describeRisk, riskCountSql } from "../migrate/risks.ts";
 import { schemaUpdates } from "../migrate/schema-updates.ts";
@@ -127,6 +127,11 @@ export async function migrate(
 }
 
 /** Lists what the change would lose and asks (on a terminal) or refuses, unless accepted. */
+/** Risks after which a server generated before the change fails on the table (503 until it is replaced). */
+const STOPS_OLD_SERVERS: ReadonlySet<Risk["kind"]> = new Set(["table-removed", "field-removed", "type-changed"]);
+const SAFE_ORDER =
+  "A server still running code that uses what this removes or changes answers 503 on that table until it is replaced: deploy the server generated from this manifest first, then apply this migration.";
+
 async function confirmDataLoss(
   plan: MigrationPlan,
   database: Database,
@@ -146,7 +151,10 @@ async function confirmDataLoss(
     : [];
   const risks = plan.risks.map((risk, index) => ({ risk, rows: counts[index] })).filter(({ rows }) => rows !== 0);
   if (risks.length === 0 || accepted) return;
-  const listing = risks.map(({ risk, rows }) => `  ${describeRisk(risk, rows)}`).join("\n");
+  const listing = [
+    ...risks.map(({ risk, rows }) => `  ${describeRisk(risk, rows)}`),
+    ...(risks.some(({ risk }) => STOPS_OLD_SERVERS.has(risk.kind)) ? [SAFE_ORDER] : []),
+  ].join("\n");
   if (interactive) {
     const proceed = await confirm({
       message: `This change can lose data:\n${listing}\nApply it anyway?`,

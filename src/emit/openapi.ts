@@ -21,7 +21,7 @@ const SECURITY = "apiSignature";
 const QUERIES_TAG = "custom queries";
 const DOCUMENT_TAG = "OpenAPI";
 
-/** The fixed failure messages, by status (CONTRACT.md §3). */
+/** The fixed failure messages (or the messages, when there are several), by status (CONTRACT.md §3). */
 const FAILURES = {
   401: [
     "Unauthorized",
@@ -35,8 +35,8 @@ const FAILURES = {
   500: ["InternalError", "Internal server error", "Something unexpected failed; the details are in the server's log."],
   503: [
     "ServiceUnavailable",
-    "Service unavailable",
-    "The database cannot be reached now (restarting, unreachable, locked); the server serves again once it can.",
+    ["Service unavailable", "Service unavailable: the database schema is newer than this server"],
+    "The database cannot be reached now (restarting, unreachable, locked); the server serves again once it can. Or a migration removed or changed a table or column this server uses: it serves that table again once regenerated and restarted.",
   ],
 } as const;
 
@@ -473,7 +473,8 @@ export function openApiDocument(model: Model, version: string): JsonSchema {
     },
   };
   for (const [name, message, text] of Object.values(FAILURES)) {
-    failureResponses[name] = { description: text, content: json(failureSchema({ const: message })) };
+    const messages = typeof message === "string" ? { const: message } : { enum: [...message] };
+    failureResponses[name] = { description: text, content: json(failureSchema(messages)) };
   }
 
   const document = {

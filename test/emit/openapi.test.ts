@@ -115,7 +115,10 @@ describe("the OpenAPI document of a version", () => {
     expect(messageOf(v1, responses["413"])).toEqual({ type: "string", const: "Payload too large" });
     expect(messageOf(v1, responses["415"])).toEqual({ type: "string", const: "Unsupported media type" });
     expect(messageOf(v1, responses["500"])).toEqual({ type: "string", const: "Internal server error" });
-    expect(messageOf(v1, responses["503"])).toEqual({ type: "string", const: "Service unavailable" });
+    expect(messageOf(v1, responses["503"])).toEqual({
+      type: "string",
+      enum: ["Service unavailable", "Service unavailable: the database schema is newer than this server"],
+    });
     expect(messageOf(v1, responses["400"])).toEqual({ type: "string", pattern: "^Invalid request: " });
     expect(messageOf(v1, responses["409"])).toEqual({
       type: "string",

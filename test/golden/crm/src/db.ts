@@ -54,6 +54,21 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return UNAVAILABLE_WORDS.test(error.message);
 }
 
+/**
+ * Errors that mean a migration changed the database under the running server: a table or column
+ * its statements name is gone (undefined_table, undefined_column), or a prepared statement's
+ * columns changed type. The server answers them with 503 until it is regenerated.
+ */
+const SCHEMA_NEWER_STATES = new Set(["42P01", "42703"]);
+
+export function isSchemaNewer(error: unknown): boolean {
+  if (!(error instanceof pg.DatabaseError)) return false;
+  return (
+    SCHEMA_NEWER_STATES.has(error.code ?? "") ||
+    (error.code === "0A000" && error.message === "cached plan must not change result type")
+  );
+}
+
 /** A connection pool; the server keeps no other state, so any number of copies can share a database. */
 export function openDatabase(config: Config) {
   const pool = new pg.Pool({

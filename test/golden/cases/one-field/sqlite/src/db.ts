@@ -46,6 +46,16 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return error instanceof Database.SqliteError && UNAVAILABLE.test(error.code);
 }
 
+/**
+ * Errors that mean a migration changed the database under the running server: a table or column
+ * its statements name is gone. The server answers them with 503 until it is regenerated.
+ */
+const SCHEMA_NEWER = /^(no such (table|column): |table \S+ has no column named )/;
+
+export function isSchemaNewer(error: unknown): boolean {
+  return error instanceof Database.SqliteError && error.code === "SQLITE_ERROR" && SCHEMA_NEWER.test(error.message);
+}
+
 export function sqliteFile(url: string): string {
   if (!url.startsWith("file:")) throw new ConfigError(`DATABASE_URL must be a file: URL for SQLite, not "${url}"`);
   return url.slice("file:".length);
