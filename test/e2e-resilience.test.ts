@@ -164,6 +164,28 @@ describe("stalled connections", () => {
 });
 
 describe("a locked SQLite database", () => {
+  it("serves reads while a write waits for another process's lock, then writes (issue 25)", async () => {
+    const { dir } = await sharedExample("blog");
+    const db = await exampleDatabase("blog");
+    const server = await start(dir, { DATABASE_URL: db.url, DATABASE_BUSY_TIMEOUT_MS: "60000" });
+    expect((await createUser(server.url, "first")).status).toBe(201);
+    const holder = new Database(db.url.slice("file:".length));
+    holder.exec("BEGIN IMMEDIATE");
+    let written = false;
+    const waiting = createUser(server.url, "waiting").then((answer) => ((written = true), answer));
+    // The write waits for the lock with the event loop free: reads keep being answered meanwhile.
+    for (let index = 0; index < 20; index++) {
+      const read = await fetch(`${server.url}/blog/users/v1/${index % 2 ? "show/1" : "list?limit=5"}`, { headers });
+      expect(read.status).toBe(200);
+    }
+    expect(written).toBe(false);
+    holder.exec("ROLLBACK");
+    holder.close();
+    const { status, record } = await waiting;
+    expect(status).toBe(201);
+    expect(record).toMatchObject({ name: "waiting" });
+  });
+
   it("answers 503 Service unavailable while another process holds the write lock, then serves", async () => {
     const { dir } = await sharedExample("blog");
     const db = await exampleDatabase("blog");

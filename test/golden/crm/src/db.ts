@@ -27,6 +27,9 @@ const types = {
   }) as typeof pg.types.getTypeParser,
 };
 
+/** Records read at a time when a whole table is listed: each batch is a round trip to the database. */
+export const LIST_BATCH = 1000;
+
 /** How long a request waits for a connection (a new one, or a pooled one to come free) before a 503. */
 const CONNECT_TIMEOUT_MS = 5000;
 
