@@ -469,6 +469,12 @@ function checkVersionPolicies(policies: Record<string, unknown>, report: Report)
     if (sunset !== undefined) {
       if (!isDate(sunset)) report([...path, "sunset"], `must be a date like 2027-06-30, not ${describe(sunset)}`);
       else if (!deprecated) report([...path, "sunset"], "needs deprecated: a version that ends is deprecated first");
+      else if (isDate(deprecated) && sunset < deprecated)
+        // RFC 9745 §4: the Sunset a version's answers carry must not be earlier than their Deprecation.
+        report(
+          [...path, "sunset"],
+          `${sunset} is earlier than the version's deprecation (${deprecated}): a version is deprecated before it ends (RFC 9745)`,
+        );
     }
   }
 }
