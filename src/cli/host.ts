@@ -9,6 +9,7 @@ import { ManifestError, validateManifest } from "../manifest/validate.ts";
 import { withQueryColumns } from "../model/build.ts";
 import { compileManifest, type Compiled } from "../model/index.ts";
 import type { Model } from "../model/types.ts";
+import { pastSunsets } from "../model/versions.ts";
 import { packagePath } from "./paths.ts";
 import { inspectQueries } from "./queries.ts";
 
@@ -78,6 +79,21 @@ export async function checkedModel(compiled: Compiled, file: string): Promise<Mo
       return `${file}:${line}:${column} queries.${query}.sql: ${message}`;
     }),
   );
+}
+
+/**
+ * What a valid manifest still deserves a word about, located like its problems: a version whose
+ * sunset has passed, which the server answers 410 Gone from the start.
+ */
+export function manifestWarnings(compiled: Compiled, file: string, now = Date.now()): string[] {
+  return pastSunsets(compiled.model, now).map(({ version, sunset }) => {
+    const path = ["versions", version, "sunset"];
+    const { line, column } = compiled.locate?.(path) ?? { line: 1, column: 1 };
+    return (
+      `Warning: ${file}:${line}:${column} ${path.join(".")}: ${sunset} has passed: ` +
+      `every request to ${version} is answered 410 Gone`
+    );
+  });
 }
 
 /** Migration folders of a server, oldest first. */

@@ -20,6 +20,7 @@ import {
   latestSchema,
   latestSnapshot,
   loadSources,
+  manifestWarnings,
   readManifestFile,
 } from "./host.ts";
 import { deployMigrations, diffSchemas } from "./prisma/run.ts";
@@ -41,6 +42,7 @@ export async function migrate(
 ): Promise<void> {
   const compiled = readManifestFile(options.manifest);
   const { manifest, model } = compiled;
+  for (const warning of manifestWarnings(compiled, options.manifest)) log(warning);
   const target = targetFor(model.database);
   const outDir = resolve(options.out);
   const shown = relative(process.cwd(), outDir) || ".";

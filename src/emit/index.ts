@@ -1,5 +1,5 @@
 import type { Deprecation, Model } from "../model/types.ts";
-import { hasVersionedFields } from "../model/versions.ts";
+import { hasVersionedFields, startOfDay } from "../model/versions.ts";
 import { tableNames, queryNames } from "../targets/tables.ts";
 import { targetFor } from "../targets/index.ts";
 import { fileTree, type FileTree } from "../tree/file-tree.ts";
@@ -215,11 +215,10 @@ const register = (routes: string, options: object) => new Call("app.register", [
  */
 function deprecationHeaders(deprecation: Deprecation | undefined) {
   if (!deprecation) return undefined;
-  const midnight = (date: string) => new Date(`${date}T00:00:00Z`);
   return {
-    since: `@${deprecation.since === undefined ? 0 : midnight(deprecation.since).getTime() / 1000}`,
+    since: `@${deprecation.since === undefined ? 0 : startOfDay(deprecation.since).getTime() / 1000}`,
     ...(deprecation.sunset !== undefined && {
-      sunset: midnight(deprecation.sunset).toUTCString(),
+      sunset: startOfDay(deprecation.sunset).toUTCString(),
       sunsetDate: deprecation.sunset,
     }),
   };

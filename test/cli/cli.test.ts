@@ -86,6 +86,26 @@ describe.concurrent("the tablegen command", () => {
     expect(result.stderr).not.toMatch(/^\s+at /m);
   });
 
+  it("warns of a version whose sunset has passed, and still generates and migrates (issue 25)", async ({ expect }) => {
+    const manifest = join(dir, "sunset.yaml");
+    await writeFile(
+      manifest,
+      "project: shop\nversions:\n  v1: { deprecated: 2019-06-01, sunset: 2020-01-01 }\n  v2: {}\ntables:\n  notes:\n    fields:\n      text: TEXT\n",
+    );
+    const out = join(dir, "sunset-server");
+    const warning = `Warning: ${manifest}:3:41 versions.v1.sunset: 2020-01-01 has passed: every request to v1 is answered 410 Gone`;
+    const generated = await tablegen("generate", "--manifest", manifest, "--out", out);
+    expect(generated.exitCode, generated.stderr).toBe(0);
+    expect(generated.stdout).toMatch(/^Generated /);
+    expect(generated.stderr.split("\n")[0]).toBe(warning);
+    const checked = await tablegen("generate", "--check", "--manifest", manifest, "--out", out);
+    expect(checked.exitCode).toBe(0);
+    expect(checked.stderr).toBe(warning);
+    const migrated = await tablegen("migrate", "--create-only", "--manifest", manifest, "--out", out);
+    expect(migrated.exitCode, migrated.stderr).toBe(0);
+    expect(migrated.stdout.split("\n")[0]).toBe(warning);
+  });
+
   it("shows the stack trace with --debug", async ({ expect }) => {
     const manifest = join(dir, "invalid-debug.yaml");
     await writeFile(manifest, INVALID);
