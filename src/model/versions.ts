@@ -61,3 +61,8 @@ export function pastSunsets(model: Model, now: number): { version: string; sunse
     sunset !== undefined && startOfDay(sunset).getTime() <= now ? [{ version, sunset }] : [],
   );
 }
+
+/** The message of the 410 Gone a version answers from its sunset on. */
+export function goneMessage(version: string, sunset: string): string {
+  return `Version ${version} was sunset on ${sunset}`;
+}
