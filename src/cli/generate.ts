@@ -15,7 +15,7 @@ import { CLIENT_DIR, refreshPrismaClient } from "./client.ts";
 import { makeDirectory, removeDirectories } from "./directories.ts";
 import { formatPool } from "./format-pool.ts";
 import { allowedVersions, brokenVersions, publishedBreaks } from "./guard.ts";
-import { checkedModel, existingMigrations, loadSources, manifestWarnings, readManifestFile } from "./host.ts";
+import { checkedModel, existingMigrations, loadSources, manifestWarnings, readManifest } from "./host.ts";
 import { diffSchemas } from "./prisma/run.ts";
 import { compareTree, overwrites, previousOutput, writeOutput } from "./writer.ts";
 
@@ -60,7 +60,7 @@ export function formatThreads(setting: string | undefined): number {
 }
 
 async function generateWith(options: GenerateOptions, formatFiles: FormatFiles): Promise<GenerateResult> {
-  const compiled = readManifestFile(options.manifest);
+  const compiled = await readManifest(options.manifest);
   // The custom queries are prepared in a scratch database, which describes their rows to the emitters.
   const checked = checkedModel(compiled, options.manifest);
   checked.catch(() => undefined); // awaited below, before anything is emitted, compared or written

@@ -21,7 +21,7 @@ import {
   latestSnapshot,
   loadSources,
   manifestWarnings,
-  readManifestFile,
+  readManifest,
 } from "./host.ts";
 import { deployMigrations, diffSchemas } from "./prisma/run.ts";
 import { compareTree, previousOutput, removeCreated, writeOutput } from "./writer.ts";
@@ -40,7 +40,7 @@ export async function migrate(
   interactive: boolean,
   log: (line: string) => void,
 ): Promise<void> {
-  const compiled = readManifestFile(options.manifest);
+  const compiled = await readManifest(options.manifest);
   const { manifest, model } = compiled;
   for (const warning of manifestWarnings(compiled, options.manifest)) log(warning);
   const target = targetFor(model.database);

@@ -1,7 +1,8 @@
 import type { z } from "zod";
 import { UserError } from "../errors.ts";
 import { isDateTime, isEmail, isPhone } from "../runtime/formats.ts";
-import type { ManifestSource, Path } from "./load.ts";
+import { checkablePart } from "./checkable.ts";
+import type { ManifestSource, Path, Position } from "./load.ts";
 import { pascalCase } from "./names.ts";
 import {
   DEFAULT_MAX_LENGTH,
@@ -28,15 +29,41 @@ export interface Problem {
   atKey?: boolean;
 }
 
+/** A problem as the user reads it (`file:line:column path: message`), and where it is. */
+export interface LocatedProblem extends Position {
+  text: string;
+}
+
 /** Every problem of a manifest, each located in its file; thrown as one user error. */
 export class ManifestError extends UserError {
+  readonly problems: readonly string[];
+  /** The problems with their positions (all of them when each was given located). */
+  readonly located: readonly LocatedProblem[];
+
   constructor(
     readonly file: string,
-    readonly problems: readonly string[],
+    problems: readonly (string | LocatedProblem)[],
+    /**
+     * What is left to check of a manifest with problems (src/manifest/checkable.ts): the queries
+     * whose tables are sound, which the CLI prepares to report their problems beside these, and
+     * where in the file a path is written.
+     */
+    readonly unchecked?: { part: RawManifest; locate: ManifestSource["locate"] },
   ) {
-    const count = problems.length === 1 ? "1 problem" : `${problems.length} problems`;
-    super(`${file}: ${count}:\n${problems.map((problem) => `  ${problem}`).join("\n")}`);
+    const texts = problems.map((problem) => (typeof problem === "string" ? problem : problem.text));
+    const count = texts.length === 1 ? "1 problem" : `${texts.length} problems`;
+    super(`${file}: ${count}:\n${texts.map((problem) => `  ${problem}`).join("\n")}`);
+    this.problems = texts;
+    this.located = problems.filter((problem): problem is LocatedProblem => typeof problem !== "string");
   }
+}
+
+/** Problems in the order of their places in the file (a stable sort: those at one place keep theirs). */
+export function inFileOrder(problems: LocatedProblem[]): LocatedProblem[] {
+  return problems
+    .map((problem, index) => ({ problem, index }))
+    .sort((a, b) => a.problem.line - b.problem.line || a.problem.column - b.problem.column || a.index - b.index)
+    .map(({ problem }) => problem);
 }
 
 const RESERVED_TABLE_NAMES = new Set(["prisma", "prisma_client"]);
@@ -87,11 +114,19 @@ export function validateManifest(source: ManifestSource): RawManifest {
   const rules = ruleProblems(source.data).filter(({ path }) => !refused.has(formatPath(path)));
   const problems = [...structure, ...rules];
   if (problems.length > 0) {
-    const located = problems
-      .map(({ path, message, atKey }, index) => ({ index, path, message, ...source.locate(path, atKey) }))
-      .sort((a, b) => a.line - b.line || a.column - b.column || a.index - b.index)
-      .map(({ path, message, line, column }) => `${source.file}:${line}:${column} ${formatPath(path)}: ${message}`);
-    throw new ManifestError(source.file, [...new Set(located)]);
+    const located = inFileOrder(
+      problems.map(({ path, message, atKey }) => {
+        const { line, column } = source.locate(path, atKey);
+        return { line, column, text: `${source.file}:${line}:${column} ${formatPath(path)}: ${message}` };
+      }),
+    );
+    const seen = new Set<string>();
+    const distinct = located.filter(({ text }) => !seen.has(text) && seen.add(text));
+    const part = checkablePart(
+      source.data,
+      problems.map(({ path }) => path),
+    );
+    throw new ManifestError(source.file, distinct, part && { part, locate: source.locate });
   }
   return parsed!.data!;
 }
