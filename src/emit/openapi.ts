@@ -277,7 +277,14 @@ function tableOperations(table: Table, model: Model, version: string, operationI
     .map((field) => `Invalid request: ${"column" in field ? field.column : field.name} already exists`);
   const uniqueConflict: Record<number, JsonSchema> =
     unique.length > 0 ? { 409: conflict("A unique field holds a value another record has.", { enum: unique }) } : {};
-  const referrers = [...new Set(refusingReferences(table, model).map((refusing) => refusing.label))];
+  // A version's refusals name only the tables it has (the others are among `other records`).
+  const refusals = refusingReferences(table, model);
+  const present = new Set(
+    refusals.length > 0 ? model.tables.filter((other) => other.versions.includes(version)).map(({ name }) => name) : [],
+  );
+  const referrers = [
+    ...new Set(refusals.filter(({ tables }) => tables.every((name) => present.has(name))).map(({ label }) => label)),
+  ];
   const tags = [table.name];
   const recordAnswer = (message: string, description: string) => ({
     description,

@@ -74,7 +74,7 @@ export function postsTable(db: Db) {
   ];
   /** References that can refuse a delete, each with a statement telling whether it holds an id. */
   const referrers: ReferrerCheck[] = [
-    { table: "comments", holds: db.prepare(`SELECT 1 FROM "comments" WHERE "post_id" = ? LIMIT 1`) },
+    { table: "comments", versions: ["v2"], holds: db.prepare(`SELECT 1 FROM "comments" WHERE "post_id" = ? LIMIT 1`) },
   ];
   const pages = listPages<PostsRow>(db, postsListTable, COLUMNS);
 

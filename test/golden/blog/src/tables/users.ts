@@ -70,6 +70,7 @@ export function usersTable(db: Db) {
   const referrers: ReferrerCheck[] = [
     {
       table: "comments (through posts)",
+      versions: ["v2"],
       holds: db.prepare(
         `SELECT 1 FROM "comments" WHERE "post_id" IN (SELECT "id" FROM "posts" WHERE "user_id" = ?) LIMIT 1`,
       ),

@@ -77,7 +77,7 @@ export function productsTable(db: Db) {
   const references: ReferenceCheck[] = [];
   /** References that can refuse a delete, each with a statement telling whether it holds an id. */
   const referrers: ReferrerCheck[] = [
-    { table: "reviews", holds: db.prepare(`SELECT 1 FROM "reviews" WHERE "product_id" = ? LIMIT 1`) },
+    { table: "reviews", versions: ["v2"], holds: db.prepare(`SELECT 1 FROM "reviews" WHERE "product_id" = ? LIMIT 1`) },
   ];
   const pages = listPages<ProductsRow>(db, productsListTable, COLUMNS);
 
