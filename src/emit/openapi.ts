@@ -300,7 +300,7 @@ function tableOperations(table: Table, model: Model, version: string, operationI
     [`${base}/list`]: {
       get: {
         operationId: operationId(`${table.name}.list`),
-        summary: `List ${table.name} records`,
+        summary: `List the records in ${table.name}`,
         description:
           `${about}Without parameters: every record, in id order. With them: a page, filtered (the filters ` +
           `combine with AND), sorted, counted. Bad parameters are one 400 naming every problem.\n\n${FILTERS}`,
@@ -331,7 +331,7 @@ function tableOperations(table: Table, model: Model, version: string, operationI
     [`${base}/show/{id}`]: {
       get: {
         operationId: operationId(`${table.name}.show`),
-        summary: `Get a ${table.name} record`,
+        summary: `Get a record from ${table.name}`,
         ...(about && { description: table.description }),
         tags,
         parameters: [idParameter(table)],
@@ -341,7 +341,7 @@ function tableOperations(table: Table, model: Model, version: string, operationI
     [`${base}/create`]: {
       post: {
         operationId: operationId(`${table.name}.create`),
-        summary: `Create a ${table.name} record`,
+        summary: `Create a record in ${table.name}`,
         description:
           `${about}The server assigns the id; a field left out takes its default, or null. ` +
           "Every problem of the body is reported at once, in one 400.",
@@ -360,7 +360,7 @@ function tableOperations(table: Table, model: Model, version: string, operationI
     [`${base}/update/{id}`]: {
       post: {
         operationId: operationId(`${table.name}.update`),
-        summary: `Update a ${table.name} record`,
+        summary: `Update a record in ${table.name}`,
         description: `${about}Changes the fields the body names (at least one); the others keep their values.`,
         tags,
         parameters: [idParameter(table)],
@@ -378,7 +378,7 @@ function tableOperations(table: Table, model: Model, version: string, operationI
     [`${base}/delete/{id}`]: {
       delete: {
         operationId: operationId(`${table.name}.delete`),
-        summary: `Delete a ${table.name} record`,
+        summary: `Delete a record from ${table.name}`,
         ...(about && { description: table.description }),
         tags,
         parameters: [idParameter(table)],

@@ -40,7 +40,7 @@ function clientExample(model: Model, printWidth: number) {
   const call = table
     ? [
         ...get,
-        `// data.data: the ${table.name} records, typed; error: the failure envelope.`,
+        `// data.data: the records in ${table.name}, typed; error: the failure envelope.`,
         `if (data) console.log(data.data);`,
         `else console.error(error.message);`,
       ]

@@ -662,7 +662,7 @@ function referenceDefaultProblem(value: unknown, table: string, uuid: boolean): 
     return `must be a lowercase UUID for a reference to ${table} (its id is a uuid), not ${describe(value)}`;
   }
   if (typeof value === "number" && Number.isInteger(value) && value >= 1 && value <= MAX_INTEGER) return undefined;
-  return `must be the id of a ${table} record, a whole number from 1 to ${MAX_INTEGER}, not ${describe(value)}`;
+  return `must be the id of a record in ${table}, a whole number from 1 to ${MAX_INTEGER}, not ${describe(value)}`;
 }
 
 function defaultProblem(

@@ -163,6 +163,43 @@ describe.concurrent("the tablegen command", () => {
     );
   });
 
+  it("writes English that fits any table name: no article or plural before it (issue 25)", async ({ expect }) => {
+    const manifest = join(dir, "clinic.yaml");
+    await writeFile(
+      manifest,
+      "project: clinic\ntables:\n  appointments:\n    fields:\n      at: { type: DATETIME, required: true }\n  staff:\n    fields:\n      name: TEXT\n",
+    );
+    const out = join(dir, "clinic-server");
+    const result = await tablegen("generate", "--manifest", manifest, "--out", out);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const document = JSON.parse(await readFile(join(out, "openapi", "v1.json"), "utf8")) as {
+      paths: Record<string, Record<string, { summary: string }>>;
+    };
+    const summaries = Object.values(document.paths).flatMap((item) => Object.values(item).map((op) => op.summary));
+    expect(summaries).toEqual([
+      "List the records in appointments",
+      "Get a record from appointments",
+      "Create a record in appointments",
+      "Update a record in appointments",
+      "Delete a record from appointments",
+      "List the records in staff",
+      "Get a record from staff",
+      "Create a record in staff",
+      "Update a record in staff",
+      "Delete a record from staff",
+      "The OpenAPI document of v1",
+    ]);
+    const schemas = await readFile(join(out, "src", "schemas", "appointments.ts"), "utf8");
+    expect(schemas).toContain("/** A record in appointments, as the API returns it. */");
+    expect(schemas).toContain(
+      "/** The fields a create in appointments takes; an update takes any non-empty subset. */",
+    );
+    const readme = await readFile(join(out, "README.md"), "utf8");
+    expect(readme).toContain("// data.data: the records in appointments, typed; error: the failure envelope.");
+    const generatedText = [JSON.stringify(document), schemas, readme].join("\n");
+    expect(generatedText).not.toMatch(/\ba (appointments|staff)\b|\b(appointments|staff) records?\b/);
+  });
+
   it("shows the stack trace with --debug", async ({ expect }) => {
     const manifest = join(dir, "invalid-debug.yaml");
     await writeFile(manifest, INVALID);

@@ -8,7 +8,7 @@ import { listPages } from "../list.js";
 import { postsListTable, type PostsInput, type PostsRecord } from "../schemas/posts.js";
 import { apiBoolean, apiDateTime, storedBoolean, storedDateTime } from "../values.js";
 
-/** A posts row as SQLite holds it. */
+/** A row of posts, as SQLite holds it. */
 interface PostsRow {
   id: number;
   title: string;

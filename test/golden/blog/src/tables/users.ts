@@ -8,7 +8,7 @@ import { listPages } from "../list.js";
 import { usersListTable, type UsersInput, type UsersRecord } from "../schemas/users.js";
 import { apiBoolean, apiDateTime, storedBoolean, storedDateTime, storedNow } from "../values.js";
 
-/** A users row as SQLite holds it. */
+/** A row of users, as SQLite holds it. */
 interface UsersRow {
   id: number;
   name: string;

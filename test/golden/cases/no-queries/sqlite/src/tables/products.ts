@@ -8,7 +8,7 @@ import { listPages } from "../list.js";
 import { productsListTable, type ProductsInput, type ProductsRecord } from "../schemas/products.js";
 import { apiBoolean, apiDateTime, storedBoolean, storedDateTime, storedNow } from "../values.js";
 
-/** A products row as SQLite holds it. */
+/** A row of products, as SQLite holds it. */
 interface ProductsRow {
   id: number;
   name: string;
