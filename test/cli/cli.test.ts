@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -7,10 +7,15 @@ import { afterAll, beforeAll, describe, it } from "vitest";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
-/** Runs the real CLI in a child process, from the repository root. */
+/**
+ * Runs the real CLI in a child process, from the repository root, as a command of its own (not under
+ * npx, whatever ran the tests: `npx vitest` leaves npm's variables to its children).
+ */
 function tablegen(...args: string[]) {
-  return execa(process.execPath, ["bin/tablegen.js", ...args], { reject: false, cwd: root, env: { NO_COLOR: "1" } });
+  return execa(process.execPath, ["bin/tablegen.js", ...args], { reject: false, cwd: root, env: NOT_NPX });
 }
+
+const NOT_NPX = { NO_COLOR: "1", npm_command: "", npm_lifecycle_event: "" };
 
 let dir: string;
 
@@ -231,6 +236,33 @@ describe.concurrent("the tablegen command", () => {
     expect(await readFile(join(target, ".env"), "utf8")).toMatch(/^API_SIGNATURE_KEY=[A-Za-z0-9_-]{43}$/m);
   });
 
+  it("says npx tablegen in its Next line when run through npx or npm exec (issue 25)", async ({ expect }) => {
+    // A project with tablegen installed in it, run as its README says: `npx tablegen`.
+    const project = join(dir, "npx-project");
+    await mkdir(join(project, "node_modules", ".bin"), { recursive: true });
+    await writeFile(join(project, "package.json"), '{ "name": "npx-project", "private": true }\n');
+    await symlink(join(root, "bin", "tablegen.js"), join(project, "node_modules", ".bin", "tablegen"));
+    // Only the machine's PATH, HOME and TMPDIR: npm's variables come from npx itself, not from the test run.
+    const machine = ["PATH", "HOME", "TMPDIR"].flatMap((name) =>
+      process.env[name] ? [[name, process.env[name]!]] : [],
+    );
+    const env = { ...Object.fromEntries(machine), NO_COLOR: "1", npm_config_update_notifier: "false" };
+    const run = (command: string, args: string[]) =>
+      execa(command, args, { cwd: project, env, extendEnv: false, reject: false });
+    const [npx, exec] = await Promise.all([
+      run("npx", ["tablegen", "init", "shop", "--yes"]),
+      run("npm", ["exec", "--", "tablegen", "init", "clinic", "--yes"]),
+    ]);
+    expect(npx.exitCode, npx.stderr).toBe(0);
+    expect(npx.stdout.split("\n").at(-1)).toBe(
+      "Next: cd shop && npx tablegen generate && npx tablegen migrate && cd server && npm install && npm start",
+    );
+    expect(exec.exitCode, exec.stderr).toBe(0);
+    expect(exec.stdout.split("\n").at(-1)).toBe(
+      "Next: cd clinic && npx tablegen generate && npx tablegen migrate && cd server && npm install && npm start",
+    );
+  });
+
   it("fails at once, exit 1, for a directory that cannot be made (issue 16)", async ({ expect }) => {
     const file = join(dir, "a-file");
     await writeFile(file, "");
@@ -240,7 +272,7 @@ describe.concurrent("the tablegen command", () => {
         reject: false,
         cwd: root,
         timeout: 20_000,
-        env: { NO_COLOR: "1", ...env },
+        env: { ...NOT_NPX, ...env },
       });
     const model = { OPENAI_API_KEY: "test", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" };
     const [proc, underFile, isFile, generate, ai] = await Promise.all([
@@ -268,7 +300,7 @@ describe.concurrent("the tablegen command", () => {
       execa(process.execPath, ["bin/tablegen.js", "ai", "a library"], {
         reject: false,
         cwd: root,
-        env: { NO_COLOR: "1", OPENAI_API_KEY: "" },
+        env: { ...NOT_NPX, OPENAI_API_KEY: "" },
       }),
       tablegen("migrate", "--manifest", join(dir, "none.yaml")),
       tablegen("migrate", "--manifest", join(root, "examples/tasks.yaml"), "--out", join(dir, "nowhere")),
