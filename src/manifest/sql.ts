@@ -43,7 +43,13 @@ export function readSql(sql: string): SqlReading {
       i = indexAfter(sql, "*/", i + 2);
     } else if (c === "'" || c === '"' || c === "`") {
       const end = endOfQuoted(sql, c, i + 1);
-      if (c !== "'") names.push(sql.slice(i + 1, end - 1).replaceAll(c + c, c).toLowerCase());
+      if (c !== "'")
+        names.push(
+          sql
+            .slice(i + 1, end - 1)
+            .replaceAll(c + c, c)
+            .toLowerCase(),
+        );
       i = end;
       statementHasContent = true;
     } else if (c === "$" && DOLLAR_QUOTE.test(sql.slice(i))) {

@@ -36,13 +36,12 @@ export interface LocatedProblem extends Position {
 
 /** Every problem of a manifest, each located in its file; thrown as one user error. */
 export class ManifestError extends UserError {
+  /** Each problem as the user reads it. */
   readonly problems: readonly string[];
-  /** The problems with their positions (all of them when each was given located). */
-  readonly located: readonly LocatedProblem[];
 
   constructor(
     readonly file: string,
-    problems: readonly (string | LocatedProblem)[],
+    readonly located: readonly LocatedProblem[],
     /**
      * What is left to check of a manifest with problems (src/manifest/checkable.ts): the queries
      * whose tables are sound, which the CLI prepares to report their problems beside these, and
@@ -50,20 +49,16 @@ export class ManifestError extends UserError {
      */
     readonly unchecked?: { part: RawManifest; locate: ManifestSource["locate"] },
   ) {
-    const texts = problems.map((problem) => (typeof problem === "string" ? problem : problem.text));
+    const texts = located.map(({ text }) => text);
     const count = texts.length === 1 ? "1 problem" : `${texts.length} problems`;
     super(`${file}: ${count}:\n${texts.map((problem) => `  ${problem}`).join("\n")}`);
     this.problems = texts;
-    this.located = problems.filter((problem): problem is LocatedProblem => typeof problem !== "string");
   }
 }
 
-/** Problems in the order of their places in the file (a stable sort: those at one place keep theirs). */
+/** Problems in the order of their places in the file (those at one place keep their order). */
 export function inFileOrder(problems: LocatedProblem[]): LocatedProblem[] {
-  return problems
-    .map((problem, index) => ({ problem, index }))
-    .sort((a, b) => a.problem.line - b.problem.line || a.problem.column - b.problem.column || a.index - b.index)
-    .map(({ problem }) => problem);
+  return [...problems].sort((a, b) => a.line - b.line || a.column - b.column);
 }
 
 const RESERVED_TABLE_NAMES = new Set(["prisma", "prisma_client"]);
@@ -122,10 +117,9 @@ export function validateManifest(source: ManifestSource): RawManifest {
     );
     const seen = new Set<string>();
     const distinct = located.filter(({ text }) => !seen.has(text) && seen.add(text));
-    const part = checkablePart(
-      source.data,
-      problems.map(({ path }) => path),
-    );
+    // What the CLI can still check: the custom queries whose tables these problems leave sound.
+    const paths = problems.map(({ path }) => path);
+    const part = checkablePart(source.data, paths);
     throw new ManifestError(source.file, distinct, part && { part, locate: source.locate });
   }
   return parsed!.data!;
