@@ -30,7 +30,8 @@ export function checkablePart(data: unknown, problemPaths: readonly Path[]): Raw
   const tables: Record<string, { id?: unknown; fields: Record<string, unknown> }> = {};
   for (const [name, table] of Object.entries(isObject(data.tables) ? data.tables : {})) {
     const path = ["tables", name];
-    if (!IDENTIFIER.test(name) || troubled(path, ["id", "fields"]) || !isObject(table) || !isObject(table.fields)) {
+    const unsound = troubled(path, ["id"]) || troubled([...path, "fields"]);
+    if (!IDENTIFIER.test(name) || unsound || !isObject(table) || !isObject(table.fields)) {
       left.add(name);
       continue;
     }
