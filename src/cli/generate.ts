@@ -15,7 +15,7 @@ import { CLIENT_DIR, refreshPrismaClient } from "./client.ts";
 import { makeDirectory, removeDirectories } from "./directories.ts";
 import { formatPool } from "./format-pool.ts";
 import { allowedVersions, brokenVersions, publishedBreaks } from "./guard.ts";
-import { checkedModel, existingMigrations, loadSources, readManifestFile } from "./host.ts";
+import { checkedModel, existingMigrations, loadSources, manifestWarnings, readManifest } from "./host.ts";
 import { diffSchemas } from "./prisma/run.ts";
 import { compareTree, overwrites, previousOutput, writeOutput } from "./writer.ts";
 
@@ -60,23 +60,26 @@ export function formatThreads(setting: string | undefined): number {
 }
 
 async function generateWith(options: GenerateOptions, formatFiles: FormatFiles): Promise<GenerateResult> {
-  const compiled = readManifestFile(options.manifest);
+  const compiled = await readManifest(options.manifest);
   // The custom queries are prepared in a scratch database, which describes their rows to the emitters.
   const checked = checkedModel(compiled, options.manifest);
   checked.catch(() => undefined); // awaited below, before anything is emitted, compared or written
   const outDir = resolve(options.out);
   const shown = relative(process.cwd(), outDir) || ".";
   const allowed = allowedVersions(options.allowBreaking);
+  const warnings = manifestWarnings(compiled, options.manifest);
 
   if (options.check) {
     const emitted = await emit(await checked, options.manifest, outDir, formatFiles);
     const differences = compareTree(outDir, emitted);
-    if (differences.length === 0) return { ok: true, summary: `${shown} is up to date with ${options.manifest}` };
+    if (differences.length === 0)
+      return { ok: true, summary: `${shown} is up to date with ${options.manifest}`, warnings };
     const breaks = publishedBreaks(outDir, emitted, allowed, (path) => shownPath(outDir, path));
     const lines = differences.map(({ path, status }) => `  ${status.padEnd(7)} ${path}`);
     const diffs = differences.map(({ diff }) => diff.trimEnd());
     return {
       ok: false,
+      warnings,
       summary: [
         `${shown} is not what ${options.manifest} generates (${plural(differences.length, "file")}):`,
         ...lines,
@@ -106,7 +109,7 @@ async function generateWith(options: GenerateOptions, formatFiles: FormatFiles):
     removeDirectories(created);
     throw error;
   }
-  return result;
+  return { ...result, warnings: [...warnings, ...(result.warnings ?? [])] };
 }
 
 async function generateInto(

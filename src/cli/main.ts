@@ -15,9 +15,18 @@ function version(): string {
   return (JSON.parse(readFileSync(packagePath("package.json"), "utf8")) as { version: string }).version;
 }
 
+/**
+ * How the user runs tablegen, for the commands it suggests: `npx tablegen` when this run came
+ * through npx or `npm exec` (npm sets npm_command=exec and npm_lifecycle_event=npx for both), else
+ * `tablegen`, as installed globally.
+ */
+function tablegenCommand(env: NodeJS.ProcessEnv = process.env): string {
+  return env.npm_command === "exec" || env.npm_lifecycle_event === "npx" ? "npx tablegen" : "tablegen";
+}
+
 /** What to run after init or ai: the README's typical session, command for command. */
-const NEXT_STEPS = (manifest = "") =>
-  `tablegen generate${manifest} && tablegen migrate${manifest} && cd ${DEFAULT_OUT} && npm install && npm start`;
+const NEXT_STEPS = (manifest = "", tablegen = tablegenCommand()) =>
+  `${tablegen} generate${manifest} && ${tablegen} migrate${manifest} && cd ${DEFAULT_OUT} && npm install && npm start`;
 
 /** The exit code an action asks for when it fails without throwing (generate --check). */
 interface Outcome {

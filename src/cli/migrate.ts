@@ -20,7 +20,8 @@ import {
   latestSchema,
   latestSnapshot,
   loadSources,
-  readManifestFile,
+  manifestWarnings,
+  readManifest,
 } from "./host.ts";
 import { deployMigrations, diffSchemas } from "./prisma/run.ts";
 import { compareTree, previousOutput, removeCreated, writeOutput } from "./writer.ts";
@@ -39,8 +40,9 @@ export async function migrate(
   interactive: boolean,
   log: (line: string) => void,
 ): Promise<void> {
-  const compiled = readManifestFile(options.manifest);
+  const compiled = await readManifest(options.manifest);
   const { manifest, model } = compiled;
+  for (const warning of manifestWarnings(compiled, options.manifest)) log(warning);
   const target = targetFor(model.database);
   const outDir = resolve(options.out);
   const shown = relative(process.cwd(), outDir) || ".";

@@ -1,5 +1,5 @@
 import type { Deprecation, Model } from "../model/types.ts";
-import { hasVersionedFields } from "../model/versions.ts";
+import { goneMessage, hasVersionedFields, startOfDay } from "../model/versions.ts";
 import { tableNames, queryNames } from "../targets/tables.ts";
 import { targetFor } from "../targets/index.ts";
 import { fileTree, type FileTree } from "../tree/file-tree.ts";
@@ -151,9 +151,10 @@ export function emitFiles(
       api: { project: model.project, versions: model.versions },
       tables,
       queries,
+      sunsets: Object.values(model.deprecated).some((deprecation) => deprecation.sunset !== undefined),
       versions: model.versions.map((version) => ({
         version,
-        deprecation: deprecationHeaders(model.deprecated[version]),
+        deprecation: deprecationHeaders(version, model.deprecated[version]),
         // Each table's and query's routes registered under the version's prefix, as values for tsLine.
         registrations: [
           ...tables
@@ -211,16 +212,18 @@ const register = (routes: string, options: object) => new Call("app.register", [
 /**
  * The headers of a deprecated version's answers: `Deprecation` (RFC 9745), the date it was
  * deprecated as a structured date, `@<seconds>` (`@0` when the manifest gives none: deprecated since
- * before any answer), and `Sunset` (RFC 8594), the date it ends as an HTTP date.
+ * before any answer), and `Sunset` (RFC 8594), the date it ends as an HTTP date; and from that
+ * instant (in milliseconds since the epoch) on, the 410 its routes answer.
  */
-function deprecationHeaders(deprecation: Deprecation | undefined) {
+function deprecationHeaders(version: string, deprecation: Deprecation | undefined) {
   if (!deprecation) return undefined;
-  const midnight = (date: string) => new Date(`${date}T00:00:00Z`);
   return {
-    since: `@${deprecation.since === undefined ? 0 : midnight(deprecation.since).getTime() / 1000}`,
+    since: `@${deprecation.since === undefined ? 0 : startOfDay(deprecation.since).getTime() / 1000}`,
     ...(deprecation.sunset !== undefined && {
-      sunset: midnight(deprecation.sunset).toUTCString(),
+      sunset: startOfDay(deprecation.sunset).toUTCString(),
       sunsetDate: deprecation.sunset,
+      sunsetTime: startOfDay(deprecation.sunset).getTime(),
+      gone: goneMessage(version, deprecation.sunset),
     }),
   };
 }

@@ -2,7 +2,7 @@ import { pascalCase } from "../manifest/names.ts";
 import type { Field, Model, Query, Table, ValueKind } from "../model/types.ts";
 import { refusingReferences } from "../model/references.ts";
 import { tableNames } from "../targets/tables.ts";
-import { tableInVersion } from "../model/versions.ts";
+import { goneMessage, tableInVersion } from "../model/versions.ts";
 import { paramValueSchema, queryRowSchema } from "./queries.ts";
 import { idSchema, tableSchemas, valueSchema, type JsonSchema } from "./schemas.ts";
 
@@ -82,6 +82,11 @@ function conflict(description: string, message: JsonSchema): JsonSchema {
 function responses(own: Record<number, JsonSchema>, failures: Status[]): Record<string, JsonSchema> {
   const all: Record<number, JsonSchema> = { ...own, 401: ref("responses", FAILURES[401][0]) };
   for (const status of [...failures, 408, 500, 503] as Status[]) all[status] = ref("responses", FAILURES[status][0]);
+  return byStatus(all);
+}
+
+/** Responses in the order of their status codes. */
+function byStatus(all: Record<string, JsonSchema>): Record<string, JsonSchema> {
   return Object.fromEntries(
     Object.keys(all)
       .map(Number)
@@ -89,6 +94,9 @@ function responses(own: Record<number, JsonSchema>, failures: Status[]): Record<
       .map((status) => [String(status), all[status]!]),
   );
 }
+
+/** The answer of every route of a version from its sunset on. */
+const GONE = "Gone";
 
 const BAD_REQUEST = "BadRequest";
 
@@ -269,7 +277,14 @@ function tableOperations(table: Table, model: Model, version: string, operationI
     .map((field) => `Invalid request: ${"column" in field ? field.column : field.name} already exists`);
   const uniqueConflict: Record<number, JsonSchema> =
     unique.length > 0 ? { 409: conflict("A unique field holds a value another record has.", { enum: unique }) } : {};
-  const referrers = [...new Set(refusingReferences(table, model).map((refusing) => refusing.label))];
+  // A version's refusals name only the tables it has (the others are among `other records`).
+  const refusals = refusingReferences(table, model);
+  const present = new Set(
+    refusals.length > 0 ? model.tables.filter((other) => other.versions.includes(version)).map(({ name }) => name) : [],
+  );
+  const referrers = [
+    ...new Set(refusals.filter(({ tables }) => tables.every((name) => present.has(name))).map(({ label }) => label)),
+  ];
   const tags = [table.name];
   const recordAnswer = (message: string, description: string) => ({
     description,
@@ -285,7 +300,7 @@ function tableOperations(table: Table, model: Model, version: string, operationI
     [`${base}/list`]: {
       get: {
         operationId: operationId(`${table.name}.list`),
-        summary: `List ${table.name} records`,
+        summary: `List the records in ${table.name}`,
         description:
           `${about}Without parameters: every record, in id order. With them: a page, filtered (the filters ` +
           `combine with AND), sorted, counted. Bad parameters are one 400 naming every problem.\n\n${FILTERS}`,
@@ -316,7 +331,7 @@ function tableOperations(table: Table, model: Model, version: string, operationI
     [`${base}/show/{id}`]: {
       get: {
         operationId: operationId(`${table.name}.show`),
-        summary: `Get a ${table.name} record`,
+        summary: `Get a record from ${table.name}`,
         ...(about && { description: table.description }),
         tags,
         parameters: [idParameter(table)],
@@ -326,7 +341,7 @@ function tableOperations(table: Table, model: Model, version: string, operationI
     [`${base}/create`]: {
       post: {
         operationId: operationId(`${table.name}.create`),
-        summary: `Create a ${table.name} record`,
+        summary: `Create a record in ${table.name}`,
         description:
           `${about}The server assigns the id; a field left out takes its default, or null. ` +
           "Every problem of the body is reported at once, in one 400.",
@@ -345,7 +360,7 @@ function tableOperations(table: Table, model: Model, version: string, operationI
     [`${base}/update/{id}`]: {
       post: {
         operationId: operationId(`${table.name}.update`),
-        summary: `Update a ${table.name} record`,
+        summary: `Update a record in ${table.name}`,
         description: `${about}Changes the fields the body names (at least one); the others keep their values.`,
         tags,
         parameters: [idParameter(table)],
@@ -363,7 +378,7 @@ function tableOperations(table: Table, model: Model, version: string, operationI
     [`${base}/delete/{id}`]: {
       delete: {
         operationId: operationId(`${table.name}.delete`),
-        summary: `Delete a ${table.name} record`,
+        summary: `Delete a record from ${table.name}`,
         ...(about && { description: table.description }),
         tags,
         parameters: [idParameter(table)],
@@ -433,7 +448,10 @@ function description(model: Model, version: string): string {
     ...(deprecation
       ? [
           `**Deprecated**${deprecation.since ? ` since ${deprecation.since}` : ""}` +
-            (deprecation.sunset ? `: it stops answering on ${deprecation.sunset} (the \`Sunset\` header).` : ".") +
+            (deprecation.sunset
+              ? `: from its sunset, ${deprecation.sunset} (the \`Sunset\` header), every operation answers ` +
+                `410 (\`${goneMessage(version, deprecation.sunset)}\`).`
+              : ".") +
             " Its answers carry a `Deprecation` header; use the newest version.",
           "",
         ]
@@ -459,6 +477,7 @@ export function openApiDocument(model: Model, version: string): JsonSchema {
     .map((table) => tableInVersion(table, version));
   const queries = model.queries.filter((query) => query.versions.includes(version));
   const operationId = operationIds(tables, queries);
+  const documentPath = `/${model.project}/${version}/openapi.json`;
   const schemas: Record<string, JsonSchema> = {};
   for (const table of tables) {
     const { record, create, update } = tableSchemas(table);
@@ -490,7 +509,7 @@ export function openApiDocument(model: Model, version: string): JsonSchema {
     paths: {
       ...Object.assign({}, ...tables.map((table) => tableOperations(table, model, version, operationId))),
       ...Object.assign({}, ...queries.map((query) => queryOperation(query, model.project, version, operationId))),
-      [`/${model.project}/${version}/openapi.json`]: {
+      [documentPath]: {
         get: {
           operationId: operationId("document"),
           summary: `The OpenAPI document of ${version}`,
@@ -540,6 +559,20 @@ export function openApiDocument(model: Model, version: string): JsonSchema {
   if (deprecation) {
     for (const operations of Object.values(document.paths) as Record<string, JsonSchema>[])
       for (const operation of Object.values(operations)) operation.deprecated = true;
+  }
+  if (deprecation?.sunset !== undefined) {
+    // Every route of the version answers 410 from its sunset on; its document stays (it is not the version's route).
+    const message = goneMessage(version, deprecation.sunset);
+    failureResponses[GONE] = {
+      description: `The version's sunset, ${deprecation.sunset}, has passed: it serves no more requests.`,
+      content: json(failureSchema({ const: message })),
+    };
+    for (const [path, operations] of Object.entries(document.paths) as [string, Record<string, JsonSchema>][]) {
+      if (path === documentPath) continue;
+      for (const operation of Object.values(operations)) {
+        operation.responses = byStatus({ ...(operation.responses as object), 410: ref("responses", GONE) });
+      }
+    }
   }
   return withoutUnusedComponents(document);
 }

@@ -129,8 +129,12 @@ describe("the OpenAPI document of a version", () => {
       enum: ["Record is referenced by comments", "Record is referenced by other records"],
     });
     // Posts cascade with their user; the comments on them refuse (the message the server gives).
-    expect(messageOf(v1, operation(v1, "deleteUser").responses["409"]).enum).toEqual([
+    expect(messageOf(v2, operation(v2, "deleteUser").responses["409"]).enum).toEqual([
       "Record is referenced by comments (through posts)",
+      "Record is referenced by other records",
+    ]);
+    // v1 has no comments: its messages do not name them (issue 25).
+    expect(messageOf(v1, operation(v1, "deleteUser").responses["409"]).enum).toEqual([
       "Record is referenced by other records",
     ]);
 

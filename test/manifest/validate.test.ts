@@ -559,7 +559,7 @@ describe("defaults", () => {
       "",
     ].join("\n");
     expect(problems(text)).toEqual([
-      "m.yaml:12:60 tables.posts.fields.user_id.default: must be the id of a users record, a whole number from 1 to 2147483647, not number 0",
+      "m.yaml:12:60 tables.posts.fields.user_id.default: must be the id of a record in users, a whole number from 1 to 2147483647, not number 0",
       "m.yaml:13:58 tables.posts.fields.tag_id.default: must be a lowercase UUID for a reference to tags (its id is a uuid), not number 1",
     ]);
   });

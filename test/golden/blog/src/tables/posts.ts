@@ -8,7 +8,7 @@ import { listPages } from "../list.js";
 import { postsListTable, type PostsInput, type PostsRecord } from "../schemas/posts.js";
 import { apiBoolean, apiDateTime, storedBoolean, storedDateTime } from "../values.js";
 
-/** A posts row as SQLite holds it. */
+/** A row of posts, as SQLite holds it. */
 interface PostsRow {
   id: number;
   title: string;
@@ -74,7 +74,7 @@ export function postsTable(db: Db) {
   ];
   /** References that can refuse a delete, each with a statement telling whether it holds an id. */
   const referrers: ReferrerCheck[] = [
-    { table: "comments", holds: db.prepare(`SELECT 1 FROM "comments" WHERE "post_id" = ? LIMIT 1`) },
+    { table: "comments", versions: ["v2"], holds: db.prepare(`SELECT 1 FROM "comments" WHERE "post_id" = ? LIMIT 1`) },
   ];
   const pages = listPages<PostsRow>(db, postsListTable, COLUMNS);
 

@@ -8,7 +8,7 @@ import { listPages } from "../list.js";
 import { usersListTable, type UsersInput, type UsersRecord } from "../schemas/users.js";
 import { apiBoolean, apiDateTime, storedBoolean, storedDateTime, storedNow } from "../values.js";
 
-/** A users row as SQLite holds it. */
+/** A row of users, as SQLite holds it. */
 interface UsersRow {
   id: number;
   name: string;
@@ -70,6 +70,7 @@ export function usersTable(db: Db) {
   const referrers: ReferrerCheck[] = [
     {
       table: "comments (through posts)",
+      versions: ["v2"],
       holds: db.prepare(
         `SELECT 1 FROM "comments" WHERE "post_id" IN (SELECT "id" FROM "posts" WHERE "user_id" = ?) LIMIT 1`,
       ),

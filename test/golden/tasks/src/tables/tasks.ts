@@ -8,7 +8,7 @@ import { listPages } from "../list.js";
 import { tasksListTable, type TasksInput, type TasksRecord } from "../schemas/tasks.js";
 import { apiBoolean, apiDateTime, storedBoolean, storedDateTime } from "../values.js";
 
-/** A tasks row as SQLite holds it. */
+/** A row of tasks, as SQLite holds it. */
 interface TasksRow {
   id: number;
   title: string;

@@ -8,7 +8,7 @@ import { listPages } from "../list.js";
 import { customersListTable, type CustomersInput, type CustomersRecord } from "../schemas/customers.js";
 import { apiDateTime, storedDateTime } from "../values.js";
 
-/** A customers row as SQLite holds it. */
+/** A row of customers, as SQLite holds it. */
 interface CustomersRow {
   id: number;
   email: string | null;

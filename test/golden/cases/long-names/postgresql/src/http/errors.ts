@@ -11,7 +11,38 @@ export class Failure extends Error {
   ) {
     super(message);
   }
+
+  /** The message the envelope answers to this request. */
+  messageFor(_request: FastifyRequest): string {
+    return this.message;
+  }
 }
+
+/** A reference that refused a delete: how the refusal names it, and the versions that may (absent: all). */
+export interface Referrer {
+  table: string;
+  versions?: readonly string[];
+}
+
+/**
+ * The 409 of a delete that references refuse, naming them (`loans`, `comments (through posts)`)
+ * as far as the request's version has their tables: a version's messages name only what it has.
+ */
+export class Referenced extends Failure {
+  constructor(private readonly referrers: Referrer[]) {
+    super(409, referencedBy(referrers));
+  }
+
+  override messageFor(request: FastifyRequest): string {
+    if (this.referrers.every(({ versions }) => versions === undefined)) return this.message;
+    // A table route's URL: /<project>/<table>/<version>/...
+    const version = request.routeOptions.url?.split("/")[3] ?? "";
+    return referencedBy(this.referrers.filter(({ versions }) => versions === undefined || versions.includes(version)));
+  }
+}
+
+const referencedBy = (referrers: Referrer[]) =>
+  `Record is referenced by ${referrers.length > 0 ? referrers.map(({ table }) => table).join(", ") : "other records"}`;
 
 /**
  * The statuses `reject` answers with: the client and server errors HTTP names. Anything else (a
@@ -118,7 +149,7 @@ const thrownAt = (error: Error) =>
 export async function handleError(error: FastifyError | Failure, request: FastifyRequest, reply: FastifyReply) {
   const failure = failureOf(error, request);
   if (failure.statusCode === 413) await drain(request, MAX_DRAINED_BYTES);
-  return reply.code(failure.statusCode).send({ success: false, message: failure.message, data: [] });
+  return reply.code(failure.statusCode).send({ success: false, message: failure.messageFor(request), data: [] });
 }
 
 export async function handleNotFound(_request: FastifyRequest, reply: FastifyReply) {

@@ -12,7 +12,7 @@ import {
 } from "../schemas/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records.js";
 import { apiBoolean, apiDateTime, storedBoolean, storedDateTime, storedNow } from "../values.js";
 
-/** A aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records row as SQLite holds it. */
+/** A row of aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records, as SQLite holds it. */
 interface AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRow {
   id: number;
   fffffffffffffffffffffffffffffffffffffffffffffffffffffffff_value: string;

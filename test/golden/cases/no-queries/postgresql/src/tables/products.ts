@@ -78,6 +78,7 @@ export function productsTable(db: Db) {
   const referrers: ReferrerCheck[] = [
     {
       table: "reviews",
+      versions: ["v2"],
       holds: { name: "reviews.product_id.holds", text: `SELECT 1 FROM "reviews" WHERE "product_id" = $1 LIMIT 1` },
     },
   ];

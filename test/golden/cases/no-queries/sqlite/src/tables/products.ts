@@ -8,7 +8,7 @@ import { listPages } from "../list.js";
 import { productsListTable, type ProductsInput, type ProductsRecord } from "../schemas/products.js";
 import { apiBoolean, apiDateTime, storedBoolean, storedDateTime, storedNow } from "../values.js";
 
-/** A products row as SQLite holds it. */
+/** A row of products, as SQLite holds it. */
 interface ProductsRow {
   id: number;
   name: string;
@@ -77,7 +77,7 @@ export function productsTable(db: Db) {
   const references: ReferenceCheck[] = [];
   /** References that can refuse a delete, each with a statement telling whether it holds an id. */
   const referrers: ReferrerCheck[] = [
-    { table: "reviews", holds: db.prepare(`SELECT 1 FROM "reviews" WHERE "product_id" = ? LIMIT 1`) },
+    { table: "reviews", versions: ["v2"], holds: db.prepare(`SELECT 1 FROM "reviews" WHERE "product_id" = ? LIMIT 1`) },
   ];
   const pages = listPages<ProductsRow>(db, productsListTable, COLUMNS);
 
