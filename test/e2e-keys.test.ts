@@ -29,6 +29,7 @@ const KEYS = {
   later: ["later-secret-0123456789", "scope=*:write;expires=2999-01-01T00:00:00Z"],
   limited: ["limited-secret-0123456789", "scope=*:read;limit=3/day"],
   shared: ["shared-secret-0123456789", "scope=*:read;limit=4/day"],
+  burst: ["burst-secret-0123456789", "scope=*:read;limit=5/day"],
   writer: ["writer-secret-0123456789", "scope=*:write"],
 } as const;
 type KeyName = keyof typeof KEYS;
@@ -233,6 +234,13 @@ for (const database of ["sqlite", "postgresql"] as const) {
       expect((await limited.del("/posts/v1/delete/1")).status).toBe(403);
       expect((await limited.get("/users/v1/list")).status).toBe(429);
       for (let i = 0; i < 5; i++) expect((await as("reader").get("/posts/v1/list")).status).toBe(200);
+    });
+
+    it("lets exactly the limit through when a key's requests arrive at once", async () => {
+      const burst = as("burst");
+      const answers = await Promise.all(Array.from({ length: 12 }, () => burst.get("/users/v1/list")));
+      const statuses = answers.map((answer) => answer.status).sort();
+      expect(statuses).toEqual([...Array(5).fill(200), ...Array(7).fill(429)]);
     });
 
     it.runIf(database === "postgresql")(

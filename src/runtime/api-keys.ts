@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 
 /**
  * Keys that can be handed out, besides API_SIGNATURE_KEY (which can do everything): one variable
@@ -78,9 +78,10 @@ export class KeyError extends Error {
   }
 }
 
-/** SHA-256 of a secret as its variable holds it: what a presented key is looked up by. */
+/** SHA-256 of a secret (UTF-8) as its variable holds it: what a presented key is looked up by. */
 export function hashSecret(secret: string): string {
-  return createHash("sha256").update(secret, "utf8").digest("hex");
+  // The one-shot hash: a third of createHash's time on a key's few bytes.
+  return hash("sha256", secret, "hex");
 }
 
 /**

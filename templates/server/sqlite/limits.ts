@@ -1,5 +1,8 @@
-import type { RateLimit } from "./api-keys.js";
+import type { KeyEntry, RateLimit } from "./api-keys.js";
 import type { Db } from "./db.js";
+
+/** A key with a limit. */
+export type LimitedKey = KeyEntry & { limit: RateLimit };
 
 /** The counts of the requests of API_KEY_<NAME> keys that have a limit. */
 export interface Limiter {
@@ -9,7 +12,7 @@ export interface Limiter {
    * Counts a request of a key: undefined while the key is within its limit in the current window,
    * else the seconds until the window ends (`Retry-After`).
    */
-  hit(name: string, limit: RateLimit): number | undefined;
+  hit(key: LimitedKey): number | undefined;
 }
 
 /**
@@ -18,17 +21,17 @@ export interface Limiter {
  * limit is never counted.
  */
 export function openLimiter(_db: Db, _project: string): Limiter {
-  const windows = new Map<string, { window: number; hits: number }>();
+  const windows = new Map<KeyEntry, { window: number; hits: number }>();
   return {
     prepare: async () => undefined,
-    hit(name, limit) {
+    hit(key) {
+      const { count, seconds } = key.limit;
       const now = Date.now() / 1000;
-      const window = Math.floor(now / limit.seconds);
-      const key = `${name}/${limit.seconds}`;
+      const window = Math.floor(now / seconds);
       let counter = windows.get(key);
       if (counter === undefined || counter.window !== window) windows.set(key, (counter = { window, hits: 0 }));
       counter.hits += 1;
-      return counter.hits <= limit.count ? undefined : Math.max(1, Math.ceil((window + 1) * limit.seconds - now));
+      return counter.hits <= count ? undefined : Math.max(1, Math.ceil((window + 1) * seconds - now));
     },
   };
 }

@@ -55,7 +55,7 @@ export const TOO_MANY_REQUESTS = "Too many requests";
  * (PostgreSQL).
  */
 interface Counts {
-  hit(name: string, limit: RateLimit): number | undefined | Promise<number | undefined>;
+  hit(key: KeyEntry & { limit: RateLimit }): number | undefined | Promise<number | undefined>;
 }
 
 /**
@@ -111,18 +111,20 @@ export function keyAccess(keys: readonly KeyEntry[], api: ApiShape, limiter: Cou
         const message = access === undefined ? "This key may not call this route." : access.refusal;
         return done(new Failure(403, pinned.has(key) ? (access?.pinnedRefusal ?? message) : message));
       }
-      if (key.limit === undefined) return done();
+      if (!hasLimit(key)) return done();
       const limited = (retryAfter: number | undefined) => {
         if (retryAfter === undefined) return done();
         reply.header("retry-after", String(retryAfter));
         done(new Failure(429, TOO_MANY_REQUESTS));
       };
-      const counted = limiter.hit(key.name, key.limit);
+      const counted = limiter.hit(key);
       if (counted instanceof Promise) counted.then(limited, done);
       else limited(counted);
     },
   };
 }
+
+const hasLimit = (key: KeyEntry): key is KeyEntry & { limit: RateLimit } => key.limit !== undefined;
 
 /**
  * The table action or custom query a route serves, from where it is registered (src/routes.ts:
