@@ -289,6 +289,8 @@ describe("looking a presented key up (constant time with respect to the secrets)
     expect(auth).toContain("timingSafeEqual(presented, key)");
     expect(auth).toContain("!timingSafeEqual(key, key)");
     expect(auth).toContain("const findScoped = scopedKeyLookup(scopedKeys);");
+    // A connection's remembered key is compared with the value presented as API_SIGNATURE_KEY is.
+    expect(auth).toContain("timingSafeEqual(last.presented, presented)");
     expect(auth).not.toMatch(/(?<!typeof )header\s*[!=]==|[!=]==\s*header/);
   });
 

@@ -19,6 +19,11 @@ const REFUSED = "Invalid or missing API signature key";
  * may end sooner or later depending on how much of the presented value's hash matches a stored one,
  * but that hash is not something a client can steer (finding a value whose hash matches more of one
  * is SHA-256's preimage problem), and the stored hashes are no secrets a client could use anyway.
+ *
+ * A connection remembers the last such key presented on it, so that its next requests (a
+ * keep-alive client sends the same key on each) skip the hash: the value is compared with the one
+ * remembered by timingSafeEqual, as API_SIGNATURE_KEY is (a proxy's connection may carry several
+ * clients' keys).
  */
 export function keyCheck(
   keys: string[],
@@ -27,6 +32,7 @@ export function keyCheck(
 ) {
   const expected = keys.map((key) => Buffer.from(key, "utf8"));
   const findScoped = scopedKeyLookup(scopedKeys);
+  const remembered = new WeakMap<object, { presented: Buffer; key: KeyEntry }>();
   return (request: FastifyRequest): Failure | KeyEntry | undefined => {
     const header = request.headers["x-api-signature"];
     const presented = Buffer.from(typeof header === "string" ? header : "", "utf8");
@@ -36,8 +42,27 @@ export function keyCheck(
       valid = same || valid;
     }
     if (valid) return undefined;
-    const scoped = findScoped && typeof header === "string" ? findScoped(header) : undefined;
-    if (scoped !== undefined) return scoped;
+    if (findScoped !== undefined && typeof header === "string") {
+      const socket = request.raw.socket;
+      const last = remembered.get(socket);
+      if (
+        last !== undefined &&
+        last.presented.length === presented.length &&
+        timingSafeEqual(last.presented, presented)
+      ) {
+        const { expires } = last.key;
+        if (expires === undefined || Date.now() < expires) return last.key;
+      } else {
+        const scoped = findScoped(header);
+        if (scoped !== undefined) {
+          // A copy of its own: the value's buffer is a slice of a shared pool, which it would keep alive.
+          const copy = Buffer.allocUnsafeSlow(presented.length);
+          presented.copy(copy);
+          remembered.set(socket, { presented: copy, key: scoped });
+          return scoped;
+        }
+      }
+    }
     return isExempt(request) ? undefined : new Failure(401, REFUSED);
   };
 }
