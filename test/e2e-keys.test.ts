@@ -371,6 +371,65 @@ export default routes;
     expect((await full.get("/whoami")).body).toMatchObject({ data: { key: "full" } });
   });
 
+  it("makes a write's request line its audit line where requests are logged (LOG_LEVEL=info)", async () => {
+    const server = await startTranspiled(dir, {
+      DATABASE_URL: db.url,
+      API_SIGNATURE_KEY: MAIN[0],
+      ...keyVariables(["writer"]),
+      LOG_LEVEL: "info",
+    });
+    servers.push(server);
+    answersOutsideDocuments(server.url);
+    const writer = client(`${server.url}/blog`, KEYS.writer[0]);
+    const user = await writer.post("/users/v2/create", { name: "Logged", email: "logged@example.com" });
+    const id = (user.body as Envelope).data.id;
+    await writer.get(`/users/v2/show/${id}`);
+    await printed(server, (output) => output.includes(`"path":"/blog/users/v2/show/${id}"`));
+    const lines = server
+      .output()
+      .split("\n")
+      .filter((line) => line.includes('"path":"/blog/users/v2/'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(
+      lines.map(({ msg, method, path, status, key, action, table, id, version }) => ({
+        msg,
+        method,
+        path,
+        status,
+        key,
+        action,
+        table,
+        id,
+        version,
+      })),
+    ).toEqual([
+      {
+        msg: "write",
+        method: "POST",
+        path: "/blog/users/v2/create",
+        status: 201,
+        key: "writer",
+        action: "create",
+        table: "users",
+        id,
+        version: "v2",
+      },
+      {
+        msg: "request",
+        method: "GET",
+        path: `/blog/users/v2/show/${id}`,
+        status: 200,
+        key: undefined,
+        action: undefined,
+        table: undefined,
+        id: undefined,
+        version: undefined,
+      },
+    ]);
+    expect(typeof lines[0]!.reqId).toBe("string");
+    expect(server.output()).not.toContain(KEYS.writer[0]);
+  });
+
   it("writes no audit line with AUDIT_LOG=off", async () => {
     const server = await startTranspiled(dir, {
       DATABASE_URL: db.url,

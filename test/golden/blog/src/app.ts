@@ -5,7 +5,7 @@ import type { Config } from "./config.js";
 import type { Db } from "./db.js";
 import { loadCustomRoutes, loadHooks } from "./hooks.js";
 import { keyAccess } from "./http/access.js";
-import { audited } from "./http/audit.js";
+import { audited, writeLog } from "./http/audit.js";
 import { keyCheck } from "./http/auth.js";
 import { apiDocs } from "./http/docs.js";
 import { answerClientError, createServer } from "./http/connections.js";
@@ -112,11 +112,19 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   });
   // One line per request at info: method, path without its query string, status and milliseconds;
   // never a header, so never the key. Not registered above info, where it would cost every request.
+  // A write's line is its audit line (AUDIT_LOG): "write", with the key's name, the action, the
+  // table, the id and the version too.
+  const writes = config.auditLog ? writeLog(app.log, logsRequests) : undefined;
   if (logsRequests) {
     app.addHook("onResponse", async (request, reply) => {
       const path = request.url.split("?", 1)[0];
       const ms = Math.round(reply.elapsedTime * 10) / 10;
-      request.log.info({ method: request.method, path, status: reply.statusCode, ms }, "request");
+      const { method } = request;
+      const status = reply.statusCode;
+      const write = writes?.of(request);
+      if (write === undefined) return request.log.info({ method, path, status, ms }, "request");
+      const { key, action, table, id, version } = write;
+      request.log.info({ method, path, status, ms, key, action, table, id, version }, "write");
     });
   }
 
@@ -131,8 +139,8 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
 
   const store = openStore(db, await loadHooks());
   app.addHook("onClose", async () => store.close());
-  // One line per write, with the key's name (AUDIT_LOG=off: none, and the tables' writes are called directly).
-  const tables = config.auditLog ? audited(store.tables, app.log) : store.tables;
+  // Writes told to their log (AUDIT_LOG=off: the tables' writes are called directly).
+  const tables = writes ? audited(store.tables, writes.write) : store.tables;
   await app.register(routes, { store: { ...store, tables }, custom: await loadCustomRoutes() });
   await app.register(apiDocs, { project: api.project, versions: api.versions, open: config.apiDocs });
   wrongMethods.register();
