@@ -164,7 +164,9 @@ describe.concurrent("the tablegen command", () => {
       "tablegen: OPENAI_API_KEY is not set: the AI generator needs an API key (OPENAI_BASE_URL points it at any OpenAI-compatible server)",
     );
     expect(noManifest.exitCode).toBe(1);
-    expect(noManifest.stderr).toBe(`tablegen: ${join(dir, "none.yaml")}: manifest not found (run "tablegen init" to create one)`);
+    expect(noManifest.stderr).toBe(
+      `tablegen: ${join(dir, "none.yaml")}: manifest not found (run "tablegen init" to create one)`,
+    );
     expect(noServer.exitCode).toBe(1);
     expect(noServer.stderr).toMatch(/^tablegen: .*nowhere: no generated server here; run "tablegen generate" first$/);
   });
