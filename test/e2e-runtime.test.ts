@@ -219,7 +219,7 @@ describe("CORS for every method of the contract (issue 16)", () => {
     const list = await fetch(`${server.url}/blog/users/v1/list?limit=1&count=true`, {
       headers: { origin, "x-api-signature": KEY },
     });
-    expect(list.headers.get("access-control-expose-headers")).toBe("Link, X-Total-Count");
+    expect(list.headers.get("access-control-expose-headers")).toBe("Link, X-Total-Count, Retry-After");
     // With CORS on, OPTIONS is one of every path's methods.
     const wrong = await fetch(`${server.url}/blog/users/v1/list`, {
       method: "DELETE",

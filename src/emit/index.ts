@@ -1,4 +1,5 @@
 import type { Deprecation, Model } from "../model/types.ts";
+import { apiShape } from "../model/api-shape.ts";
 import { goneMessage, hasVersionedFields, startOfDay } from "../model/versions.ts";
 import { tableNames, queryNames } from "../targets/tables.ts";
 import { targetFor } from "../targets/index.ts";
@@ -30,6 +31,8 @@ const SHARED_FILES: Record<string, string> = {
   "src/env.ts": "src/env.ts",
   "src/hooked.ts": "src/hooked.ts",
   "src/server.ts": "src/server.ts",
+  "src/http/access.ts": "src/http/access.ts",
+  "src/http/audit.ts": "src/http/audit.ts",
   "src/http/auth.ts": "src/http/auth.ts",
   "src/http/connections.ts": "src/http/connections.ts",
   "src/http/docs.ts": "src/http/docs.ts",
@@ -48,7 +51,7 @@ const SHARED_FILES: Record<string, string> = {
 };
 
 /** Files of `src/runtime/` every server runs, by their path in the server. */
-const RUNTIME_FILES: Record<string, string> = { "src/http/formats.ts": "formats.ts" };
+const RUNTIME_FILES: Record<string, string> = { "src/http/formats.ts": "formats.ts", "src/api-keys.ts": "api-keys.ts" };
 
 export interface EmitOptions {
   /** The manifest's file name, as the generated files name it. */
@@ -148,7 +151,7 @@ export function emitFiles(
     "src/routes.ts",
     render("server/routes.ts.hbs", {
       project: model.project,
-      api: { project: model.project, versions: model.versions },
+      api: apiShape(model),
       tables,
       queries,
       sunsets: Object.values(model.deprecated).some((deprecation) => deprecation.sunset !== undefined),

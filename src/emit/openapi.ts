@@ -21,17 +21,32 @@ const SECURITY = "apiSignature";
 const QUERIES_TAG = "custom queries";
 const DOCUMENT_TAG = "OpenAPI";
 
-/** The fixed failure messages (or the messages, when there are several), by status (CONTRACT.md §3). */
+/**
+ * The fixed failure messages, by status (CONTRACT.md §3): the message, the messages when there are
+ * several, or a pattern for a message that varies.
+ */
 const FAILURES = {
   401: [
     "Unauthorized",
     "Invalid or missing API signature key",
-    "The X-API-SIGNATURE header is missing or holds no key of the server.",
+    "The X-API-SIGNATURE header is missing or holds no key of the server (or a key that expired).",
+  ],
+  403: [
+    "Forbidden",
+    { pattern: "^This key may not " },
+    "The key is valid, but its scope does not reach this operation (a key made by `tablegen keys new`): " +
+      "the message names the action and the table or query, as in `This key may not delete posts.`",
   ],
   404: ["NotFound", "Data not found", "No record has this id (or the id cannot exist)."],
   408: ["RequestTimeout", "Request timeout", "The request's headers or body did not arrive in time."],
   413: ["PayloadTooLarge", "Payload too large", "The body is larger than the server's BODY_LIMIT."],
   415: ["UnsupportedMediaType", "Unsupported media type", "The body was sent with a Content-Type other than JSON."],
+  429: [
+    "TooManyRequests",
+    "Too many requests",
+    "The key's rate limit is used up in the current window (a key made by `tablegen keys new --limit`); " +
+      "`Retry-After` says in how many seconds the next one starts.",
+  ],
   500: ["InternalError", "Internal server error", "Something unexpected failed; the details are in the server's log."],
   503: [
     "ServiceUnavailable",
@@ -41,6 +56,15 @@ const FAILURES = {
 } as const;
 
 type Status = keyof typeof FAILURES;
+
+/** The header of a 429. */
+const RETRY_AFTER = {
+  "Retry-After": {
+    description: "Seconds until the key's next window starts.",
+    required: true,
+    schema: { type: "integer", minimum: 1 },
+  },
+};
 
 const ref = (kind: "schemas" | "responses" | "parameters", name: string) => ({ $ref: `#/components/${kind}/${name}` });
 const json = (schema: JsonSchema) => ({ "application/json": { schema } });
@@ -78,10 +102,14 @@ function conflict(description: string, message: JsonSchema): JsonSchema {
   return { description, content: json(failureSchema(message)) };
 }
 
-/** Responses of an operation: its own, then the failures every operation can meet, by status. */
+/**
+ * Responses of an operation: its own, then the failures every operation can meet, by status: a
+ * key's 401 and 429 (a key with a limit), a timeout, an error, a database out of reach.
+ */
 function responses(own: Record<number, JsonSchema>, failures: Status[]): Record<string, JsonSchema> {
   const all: Record<number, JsonSchema> = { ...own, 401: ref("responses", FAILURES[401][0]) };
-  for (const status of [...failures, 408, 500, 503] as Status[]) all[status] = ref("responses", FAILURES[status][0]);
+  for (const status of [...failures, 408, 429, 500, 503] as Status[])
+    all[status] = ref("responses", FAILURES[status][0]);
   return byStatus(all);
 }
 
@@ -324,7 +352,7 @@ function tableOperations(table: Table, model: Model, version: string, operationI
             },
             400: ref("responses", BAD_REQUEST),
           },
-          [],
+          [403],
         ),
       },
     },
@@ -335,7 +363,7 @@ function tableOperations(table: Table, model: Model, version: string, operationI
         ...(about && { description: table.description }),
         tags,
         parameters: [idParameter(table)],
-        responses: responses({ 200: recordAnswer("Data found.", "The record.") }, [404]),
+        responses: responses({ 200: recordAnswer("Data found.", "The record.") }, [403, 404]),
       },
     },
     [`${base}/create`]: {
@@ -353,7 +381,7 @@ function tableOperations(table: Table, model: Model, version: string, operationI
             400: ref("responses", BAD_REQUEST),
             ...uniqueConflict,
           },
-          [413, 415],
+          [403, 413, 415],
         ),
       },
     },
@@ -371,7 +399,7 @@ function tableOperations(table: Table, model: Model, version: string, operationI
             400: ref("responses", BAD_REQUEST),
             ...uniqueConflict,
           },
-          [404, 413, 415],
+          [403, 404, 413, 415],
         ),
       },
     },
@@ -392,7 +420,7 @@ function tableOperations(table: Table, model: Model, version: string, operationI
             ),
           },
           // A delete needs no body, but one sent is read like any other (400, 413, 415).
-          [404, 413, 415],
+          [403, 404, 413, 415],
         ),
       },
     },
@@ -435,7 +463,7 @@ function queryOperation(query: Query, project: string, version: string, operatio
             },
             400: ref("responses", BAD_REQUEST),
           },
-          [],
+          [403],
         ),
       },
     },
@@ -458,7 +486,9 @@ function description(model: Model, version: string): string {
       : []),
     `The REST API of the ${model.project} project, version ${version}, generated by tablegen.`,
     "",
-    "Every request carries the API signature key in the `X-API-SIGNATURE` header. Every answer is JSON in " +
+    "Every request carries the API signature key in the `X-API-SIGNATURE` header: the project's key, which " +
+      "can do everything, or a key made by `tablegen keys new`, which reaches only what its scope names (403 " +
+      "otherwise) and may be limited to so many requests a minute (429, with `Retry-After`). Every answer is JSON in " +
       "one envelope: `success`, `message` and `data` (a record or a list of them; a delete has none). " +
       "A failure has `success: false`, a message saying why and `data: []`.",
     "",
@@ -491,9 +521,14 @@ export function openApiDocument(model: Model, version: string): JsonSchema {
       content: json(failureSchema({ pattern: "^Invalid request: " })),
     },
   };
-  for (const [name, message, text] of Object.values(FAILURES)) {
-    const messages = typeof message === "string" ? { const: message } : { enum: [...message] };
-    failureResponses[name] = { description: text, content: json(failureSchema(messages)) };
+  for (const [status, [name, message, text]] of Object.entries(FAILURES)) {
+    const messages =
+      typeof message === "string" ? { const: message } : "pattern" in message ? message : { enum: [...message] };
+    failureResponses[name] = {
+      description: text,
+      ...(status === "429" && { headers: RETRY_AFTER }),
+      content: json(failureSchema(messages)),
+    };
   }
 
   const document = {
@@ -528,7 +563,9 @@ export function openApiDocument(model: Model, version: string): JsonSchema {
           type: "apiKey",
           in: "header",
           name: "X-API-SIGNATURE",
-          description: "The project's API signature key (API_SIGNATURE_KEY of the server).",
+          description:
+            "The project's API signature key (API_SIGNATURE_KEY of the server), or a key made by `tablegen keys new` " +
+            "(an API_KEY_<NAME> variable of the server), which reaches only what its scope names.",
         },
       },
       parameters: {

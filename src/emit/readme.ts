@@ -53,6 +53,8 @@ export function readmeContext(model: Model, printWidth: number) {
   return {
     project: model.project,
     firstTable: model.tables[0]!.name,
+    /** A version that serves the first table, for the example of a scope pinned to a version. */
+    firstTableVersion: model.tables[0]!.versions[0],
     versions: model.versions.map((version) => `\`${version}\``).join(", "),
     client: clientExample(model, printWidth),
     deprecated: Object.entries(model.deprecated).map(([version, { since, sunset }]) => ({

@@ -43,7 +43,7 @@ describe.concurrent("the tablegen command", () => {
     const result = await tablegen("--help");
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toMatch(/^Usage: tablegen \[options\] \[command\]/);
-    for (const command of ["init", "ai", "generate", "migrate"])
+    for (const command of ["init", "ai", "generate", "migrate", "keys"])
       expect(result.stdout).toMatch(new RegExp(`^  ${command} `, "m"));
     expect(result.stderr).toBe("");
   });

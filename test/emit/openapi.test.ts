@@ -100,13 +100,28 @@ describe("the OpenAPI document of a version", () => {
 
   it("answers every status an operation can meet, each in the envelope, with the fixed messages as constants", () => {
     const statuses = (id: string) => Object.keys(operation(v1, id).responses);
-    expect(statuses("listUsers")).toEqual(["200", "400", "401", "408", "500", "503"]);
-    expect(statuses("getUser")).toEqual(["200", "401", "404", "408", "500", "503"]);
-    expect(statuses("createUser")).toEqual(["201", "400", "401", "408", "409", "413", "415", "500", "503"]);
-    expect(statuses("updateUser")).toEqual(["200", "400", "401", "404", "408", "409", "413", "415", "500", "503"]);
-    expect(statuses("deleteUser")).toEqual(["200", "400", "401", "404", "408", "409", "413", "415", "500", "503"]);
+    expect(statuses("listUsers")).toEqual(["200", "400", "401", "403", "408", "429", "500", "503"]);
+    expect(statuses("getUser")).toEqual(["200", "401", "403", "404", "408", "429", "500", "503"]);
+    expect(statuses("createUser")).toEqual([
+      "201",
+      "400",
+      "401",
+      "403",
+      "408",
+      "409",
+      "413",
+      "415",
+      "429",
+      "500",
+      "503",
+    ]);
+    const writes = ["200", "400", "401", "403", "404", "408", "409", "413", "415", "429", "500", "503"];
+    expect(statuses("updateUser")).toEqual(writes);
+    expect(statuses("deleteUser")).toEqual(writes);
     expect(statuses("createPost")).not.toContain("409"); // posts has no unique field
-    expect(statuses("queryCategoryPosts")).toEqual(["200", "400", "401", "408", "500", "503"]);
+    expect(statuses("queryCategoryPosts")).toEqual(["200", "400", "401", "403", "408", "429", "500", "503"]);
+    // Every valid key may read the documents, whatever its scope; a key with a limit counts them too.
+    expect(statuses("getOpenApiDocument")).toEqual(["200", "401", "408", "429", "500", "503"]);
 
     const responses = operation(v1, "updateUser").responses;
     expect(messageOf(v1, responses["401"])).toEqual({ type: "string", const: "Invalid or missing API signature key" });
@@ -120,6 +135,16 @@ describe("the OpenAPI document of a version", () => {
       enum: ["Service unavailable", "Service unavailable: the database schema is newer than this server"],
     });
     expect(messageOf(v1, responses["400"])).toEqual({ type: "string", pattern: "^Invalid request: " });
+    // A scoped key's 403 names the action and the table or query; a limited key's 429 says when to retry.
+    expect(messageOf(v1, responses["403"])).toEqual({ type: "string", pattern: "^This key may not " });
+    expect(messageOf(v1, responses["429"])).toEqual({ type: "string", const: "Too many requests" });
+    expect(resolve(v1, responses["429"]).headers).toEqual({
+      "Retry-After": {
+        description: "Seconds until the key's next window starts.",
+        required: true,
+        schema: { type: "integer", minimum: 1 },
+      },
+    });
     expect(messageOf(v1, responses["409"])).toEqual({
       type: "string",
       enum: ["Invalid request: email already exists"],
@@ -278,7 +303,9 @@ describe("the OpenAPI document of a version", () => {
     expect(Object.keys(document.components.responses as Json)).toEqual([
       "BadRequest",
       "Unauthorized",
+      "Forbidden",
       "RequestTimeout",
+      "TooManyRequests",
       "InternalError",
       "ServiceUnavailable",
     ]);

@@ -6,8 +6,16 @@ import { customersRoutes } from "./routes/customers.js";
 import { notesRoutes } from "./routes/notes.js";
 import { customersVersions } from "./schemas/customers.js";
 
-/** The project and its versions, each described by openapi/<version>.json. */
-export const api = { project: "shop", versions: ["v1", "v2"] } as const;
+/**
+ * The project, its versions (each described by openapi/<version>.json) and those of each table and
+ * query, which key scopes are checked against.
+ */
+export const api = {
+  project: "shop",
+  versions: ["v1", "v2"],
+  tables: { customers: ["v1", "v2"], notes: ["v1", "v2"] },
+  queries: {},
+} as const;
 
 /** Every route, under the project's name: /shop/<table>/<version>/... and /shop/<version>/<query>. */
 export const routes: FastifyPluginAsync<{ store: Store; custom?: FastifyPluginAsync }> = async (
