@@ -15,7 +15,7 @@ import { CLIENT_DIR, refreshPrismaClient } from "./client.ts";
 import { makeDirectory, removeDirectories } from "./directories.ts";
 import { formatPool } from "./format-pool.ts";
 import { allowedVersions, brokenVersions, publishedBreaks } from "./guard.ts";
-import { checkedModel, existingMigrations, loadSources, readManifestFile } from "./host.ts";
+import { checkedModel, existingMigrations, loadSources, manifestWarnings, readManifest } from "./host.ts";
 import { diffSchemas } from "./prisma/run.ts";
 import { compareTree, overwrites, previousOutput, writeOutput, type Difference } from "./writer.ts";
 
@@ -66,6 +66,8 @@ export interface OutputComparison {
   differences: Difference[];
   /** The breaks of published versions the differences hold (none when no file differs). */
   breaks: string[];
+  /** What the manifest still deserves a word about (a version whose sunset has passed). */
+  warnings: string[];
 }
 
 /**
@@ -83,28 +85,31 @@ export async function compareOutput(options: GenerateOptions): Promise<OutputCom
 }
 
 async function comparison(options: GenerateOptions, formatFiles: FormatFiles): Promise<OutputComparison> {
-  const compiled = readManifestFile(options.manifest);
+  const compiled = await readManifest(options.manifest);
   // The custom queries are prepared in a scratch database, which describes their rows to the emitters.
   const checked = checkedModel(compiled, options.manifest);
   checked.catch(() => undefined); // awaited below, before anything is emitted
   const outDir = resolve(options.out);
   const shown = relative(process.cwd(), outDir) || ".";
   const allowed = allowedVersions(options.allowBreaking);
+  const warnings = manifestWarnings(compiled, options.manifest);
   const emitted = await emit(await checked, options.manifest, outDir, formatFiles);
   const differences = compareTree(outDir, emitted);
   const breaks =
     differences.length === 0 ? [] : publishedBreaks(outDir, emitted, allowed, (path) => shownPath(outDir, path));
-  return { shown, differences, breaks };
+  return { shown, differences, breaks, warnings };
 }
 
 async function generateWith(options: GenerateOptions, formatFiles: FormatFiles): Promise<GenerateResult> {
   if (options.check) {
-    const { shown, differences, breaks } = await comparison(options, formatFiles);
-    if (differences.length === 0) return { ok: true, summary: `${shown} is up to date with ${options.manifest}` };
+    const { shown, differences, breaks, warnings } = await comparison(options, formatFiles);
+    if (differences.length === 0)
+      return { ok: true, summary: `${shown} is up to date with ${options.manifest}`, warnings };
     const lines = differences.map(({ path, status }) => `  ${status.padEnd(7)} ${path}`);
     const diffs = differences.map(({ diff }) => diff.trimEnd());
     return {
       ok: false,
+      warnings,
       summary: [
         `${shown} is not what ${options.manifest} generates (${plural(differences.length, "file")}):`,
         ...lines,
@@ -125,13 +130,14 @@ async function generateWith(options: GenerateOptions, formatFiles: FormatFiles):
     };
   }
 
-  const compiled = readManifestFile(options.manifest);
+  const compiled = await readManifest(options.manifest);
   // The custom queries are prepared in a scratch database, which describes their rows to the emitters.
   const checked = checkedModel(compiled, options.manifest);
   checked.catch(() => undefined); // awaited below, before anything is emitted or written
   const outDir = resolve(options.out);
   const shown = relative(process.cwd(), outDir) || ".";
   allowedVersions(options.allowBreaking);
+  const warnings = manifestWarnings(compiled, options.manifest);
 
   // A directory that cannot be made fails at once, before the files are emitted.
   const created = makeDirectory(outDir);
@@ -142,7 +148,7 @@ async function generateWith(options: GenerateOptions, formatFiles: FormatFiles):
     removeDirectories(created);
     throw error;
   }
-  return result;
+  return { ...result, warnings: [...warnings, ...(result.warnings ?? [])] };
 }
 
 async function generateInto(

@@ -21,7 +21,8 @@ import {
   latestSchema,
   latestSnapshot,
   loadSources,
-  readManifestFile,
+  manifestWarnings,
+  readManifest,
 } from "./host.ts";
 import { deployMigrations, diffSchemas } from "./prisma/run.ts";
 import { compareTree, previousOutput, removeCreated, writeOutput } from "./writer.ts";
@@ -40,8 +41,9 @@ export async function migrate(
   interactive: boolean,
   log: (line: string) => void,
 ): Promise<void> {
-  const compiled = readManifestFile(options.manifest);
+  const compiled = await readManifest(options.manifest);
   const { manifest, model } = compiled;
+  for (const warning of manifestWarnings(compiled, options.manifest)) log(warning);
   const target = targetFor(model.database);
   const outDir = resolve(options.out);
   const shown = relative(process.cwd(), outDir) || ".";
@@ -142,7 +144,7 @@ export interface CountedRisk {
  * reached. The manifest is read and checked as migrate reads it.
  */
 export async function previewMigration(options: Pick<MigrateOptions, "manifest" | "out">): Promise<MigrationPreview> {
-  const compiled = readManifestFile(options.manifest);
+  const compiled = await readManifest(options.manifest);
   const outDir = resolve(options.out);
   const url = databaseUrlFor(options.manifest) ?? targetFor(compiled.model.database).implicitDatabaseUrl;
   const plan = migrationPlan(outDir, compiled);
@@ -182,13 +184,26 @@ async function countedRisks(
     .filter(({ rows }) => rows !== 0);
 }
 
+/** The risks as migrate lists them, with the safe order of a deploy when old servers would fail on them. */
+function dataLossListing(risks: readonly CountedRisk[]): string {
+  return [
+    ...risks.map(({ text }) => `  ${text}`),
+    ...(risks.some(({ risk }) => STOPS_OLD_SERVERS.has(risk.kind)) ? [SAFE_ORDER] : []),
+  ].join("\n");
+}
+
 /** migrate's refusal of a change that would lose data, without --accept-data-loss. */
 export function dataLossRefusal(risks: readonly CountedRisk[]): UserError {
-  const listing = risks.map(({ text }) => `  ${text}`).join("\n");
+  const listing = dataLossListing(risks);
   return new UserError(
     `migrate refused: the change would lose data:\n${listing}\nNothing was written or changed. Run again with --accept-data-loss to apply it.`,
   );
 }
+
+/** Risks after which a server generated before the change fails on the table (503 until it is replaced). */
+const STOPS_OLD_SERVERS: ReadonlySet<Risk["kind"]> = new Set(["table-removed", "field-removed", "type-changed"]);
+const SAFE_ORDER =
+  "A server still running code that uses what this removes or changes answers 503 on that table until it is replaced: deploy the server generated from this manifest first, then apply this migration.";
 
 /** Lists what the change would lose and asks (on a terminal) or refuses, unless accepted. */
 async function confirmDataLoss(
@@ -201,8 +216,8 @@ async function confirmDataLoss(
 ): Promise<void> {
   const risks = await countedRisks(plan, database, url, outDir);
   if (risks.length === 0 || accepted) return;
+  const listing = dataLossListing(risks);
   if (interactive) {
-    const listing = risks.map(({ text }) => `  ${text}`).join("\n");
     const proceed = await confirm({
       message: `This change can lose data:\n${listing}\nApply it anyway?`,
       default: false,

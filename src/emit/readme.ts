@@ -1,5 +1,5 @@
 import type { Field, Model, ValueKind } from "../model/types.ts";
-import { hasVersionedFields, tableInVersion } from "../model/versions.ts";
+import { goneMessage, hasVersionedFields, tableInVersion } from "../model/versions.ts";
 
 const SAMPLES: Record<string, unknown> = {
   NUMBER: 1,
@@ -40,7 +40,7 @@ function clientExample(model: Model, printWidth: number) {
   const call = table
     ? [
         ...get,
-        `// data.data: the ${table.name} records, typed; error: the failure envelope.`,
+        `// data.data: the records in ${table.name}, typed; error: the failure envelope.`,
         `if (data) console.log(data.data);`,
         `else console.error(error.message);`,
       ]
@@ -53,13 +53,18 @@ export function readmeContext(model: Model, printWidth: number) {
   return {
     project: model.project,
     firstTable: model.tables[0]!.name,
+    /** A version that serves the first table, for the example of a scope pinned to a version. */
+    firstTableVersion: model.tables[0]!.versions[0],
     versions: model.versions.map((version) => `\`${version}\``).join(", "),
     client: clientExample(model, printWidth),
     deprecated: Object.entries(model.deprecated).map(([version, { since, sunset }]) => ({
       version,
       since: since ? ` since ${since}` : "",
-      sunset: sunset ? `; it stops answering on ${sunset}` : "",
+      sunset: sunset ? `; from its sunset, ${sunset}, every request to it is answered 410 Gone` : "",
     })),
+    gone: Object.entries(model.deprecated).flatMap(([version, { sunset }]) =>
+      sunset ? [{ version, message: goneMessage(version, sunset) }] : [],
+    ),
     tables: model.tables.map((table) => {
       // The examples use the table's first version, in its field names.
       const first = tableInVersion(table, table.versions[0]!);

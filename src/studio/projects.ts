@@ -4,7 +4,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { appliedMigrations } from "../cli/database.ts";
 import { databaseUrlFor } from "../cli/env.ts";
 import { brokenVersions } from "../cli/guard.ts";
-import { checkedModel, existingMigrations, latestSnapshot } from "../cli/host.ts";
+import { checkedModel, compileManifestText, existingMigrations, latestSnapshot } from "../cli/host.ts";
 import { compareOutput, generate } from "../cli/generate.ts";
 import { dataLossRefusal, migrate, previewMigration } from "../cli/migrate.ts";
 import { UserError } from "../errors.ts";
@@ -65,7 +65,7 @@ function problemsOf(error: unknown): { message: string; problems: ProblemAt[] } 
 /** The manifest compiled and its queries checked, or an InvalidManifest with every problem. */
 async function compiledAndChecked(file: string, text: string): Promise<Compiled> {
   try {
-    const compiled = compileManifest(file, text);
+    const compiled = await compileManifestText(file, text);
     return { ...compiled, model: await checkedModel(compiled, file) };
   } catch (error) {
     const found = problemsOf(error);

@@ -72,6 +72,12 @@ export function modelView(model: Model): ModelView {
   };
 }
 
+/** The validator's problems as the page places them: at their paths (a problem without one goes to the page's list). */
 export function problemsAt(located: readonly LocatedProblem[]): ProblemAt[] {
-  return located.map(({ path, message, line, column }) => ({ path: [...path], message, line, column }));
+  return located.map(({ path, message, text, line, column }) => ({
+    path: [...(path ?? [])],
+    message: message ?? text,
+    line,
+    column,
+  }));
 }
