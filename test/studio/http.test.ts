@@ -534,7 +534,9 @@ describe("apply, the generated server and its data", () => {
       const lossy = await events("/api/projects/shop/apply", {});
       expect(lossy.last).toEqual(
         failure(
-          "migrate refused: the change would lose data:\n  books.note: field removed, 1 row holds a value\nNothing was written or changed. Run again with --accept-data-loss to apply it.",
+          "migrate refused: the change would lose data:\n  books.note: field removed, 1 row holds a value\n" +
+            "A server still running code that uses what this removes or changes answers 503 on that table until it is replaced: deploy the server generated from this manifest first, then apply this migration.\n" +
+            "Nothing was written or changed. Run again with --accept-data-loss to apply it.",
         ),
       );
       const breaking = await events("/api/projects/shop/apply", { acceptDataLoss: true });
