@@ -439,7 +439,7 @@ describe("apply, the generated server and its data", () => {
     });
   });
 
-  it("applies: generate then migrate, as the commands do; one step at a time", { timeout: 60_000 }, async () => {
+  it("applies: generate then migrate, as the commands do; one step at a time", { timeout: 180_000 }, async () => {
     const applying = events("/api/projects/shop/apply");
     // The apply holds the project: a save meanwhile is refused, not interleaved.
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -467,7 +467,7 @@ describe("apply, the generated server and its data", () => {
     expect(plan).toMatchObject({ files: [], breaks: [], risks: [], pending: [], generated: true });
   });
 
-  it("reports a server that stops as it starts, in its own words", { timeout: 60_000 }, async () => {
+  it("reports a server that stops as it starts, in its own words", { timeout: 180_000 }, async () => {
     const env = join(workspace, "shop", ".env");
     const text = await readFile(env, "utf8");
     await writeFile(env, text.replace(/^API_SIGNATURE_KEY=.*\n/m, ""));
@@ -490,7 +490,7 @@ describe("apply, the generated server and its data", () => {
 
   it(
     "reads and writes through the running server, which answers with its own statuses and messages",
-    { timeout: 60_000 },
+    { timeout: 180_000 },
     async () => {
       const started = await events("/api/projects/shop/server/start");
       expect(started.last).toMatchObject({ type: "done", result: { status: "running" } });
@@ -519,7 +519,7 @@ describe("apply, the generated server and its data", () => {
 
   it(
     "refuses an apply that would lose data or break a published version, with the CLI's messages",
-    { timeout: 60_000 },
+    { timeout: 180_000 },
     async () => {
       const detail = (await call("GET", "/api/projects/shop")).json;
       const manifest = structuredClone(detail.manifest);
@@ -568,7 +568,7 @@ describe("apply, the generated server and its data", () => {
 describe("settings", () => {
   it(
     "rotates the key as the server's comma-separated list, masked in every answer, and finishes",
-    { timeout: 60_000 },
+    { timeout: 180_000 },
     async () => {
       const env = join(workspace, "shop", ".env");
       const key = () => /^API_SIGNATURE_KEY=(.*)$/m.exec(readFileSync(env, "utf8"))![1]!;
@@ -696,7 +696,7 @@ describe("the AI page", () => {
 
   it(
     "drafts, revises, and accepts into the file with its comments; refuses what it cannot do",
-    { timeout: 60_000 },
+    { timeout: 180_000 },
     async () => {
       const current = parse(await readFile(manifestPath(), "utf8"));
       const withTags = {
@@ -763,7 +763,7 @@ describe("the AI page", () => {
     },
   );
 
-  it("creates a project from a description, as tablegen init --ai does", { timeout: 60_000 }, async () => {
+  it("creates a project from a description, as tablegen init --ai does", { timeout: 180_000 }, async () => {
     const drafted = {
       project: "whatever-the-model-says",
       tables: { members: { fields: { name: { type: "TEXT", required: true } } } },
@@ -801,7 +801,7 @@ describe("tablegen studio, the command", () => {
   const tablegen = (args: string[]) =>
     execa(process.execPath, [join(REPO, "bin", "tablegen.js"), ...args], { cwd: workspace, reject: false });
 
-  it("refuses options and folders it cannot serve, in one line", { timeout: 90_000 }, async () => {
+  it("refuses options and folders it cannot serve, in one line", { timeout: 180_000 }, async () => {
     const missing = join(workspace, "missing");
     const busy = await tablegen(["studio", ".", "--port", String(studio.port)]);
     for (const [result, message] of [
@@ -817,40 +817,44 @@ describe("tablegen studio, the command", () => {
     }
   });
 
-  it("prints its address with the token, and stops the servers it started on SIGINT", { timeout: 60_000 }, async () => {
-    await mkdir(join(workspace, "empty"), { recursive: true });
-    const running = await startStudioProcess(workspace);
-    expect(running.output()).toMatch(/^tablegen studio: http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{43}\n/);
-    const cookie = `tablegen_studio_${running.port}=${running.token}`;
-    const started = await new Promise<string>((resolve, reject) => {
-      const outgoing = request(
-        {
-          host: "127.0.0.1",
-          port: running.port,
-          method: "POST",
-          path: "/api/projects/shop/server/start",
-          headers: { host: `127.0.0.1:${running.port}`, cookie, "content-type": "application/json" },
-        },
-        (incoming) => {
-          let text = "";
-          incoming.on("data", (chunk: Buffer) => (text += chunk.toString()));
-          incoming.on("end", () => resolve(text));
-        },
-      );
-      outgoing.on("error", reject);
-      outgoing.end("{}");
-    });
-    const url = new URL(/"url":"(http:[^"]+)"/.exec(started)![1]!);
-    const exited = once(running.process, "exit");
-    running.process.kill("SIGINT");
-    const [code, signal] = await exited;
-    expect({ code, signal }).toEqual({ code: 0, signal: null });
-    expect(running.output()).toContain("Stopping (SIGINT)…");
-    const refused = await new Promise<string>((resolve) => {
-      const socket = connect({ host: url.hostname, port: Number(url.port) });
-      socket.on("connect", () => (socket.destroy(), resolve("connected")));
-      socket.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? "error"));
-    });
-    expect(refused).toBe("ECONNREFUSED");
-  });
+  it(
+    "prints its address with the token, and stops the servers it started on SIGINT",
+    { timeout: 180_000 },
+    async () => {
+      await mkdir(join(workspace, "empty"), { recursive: true });
+      const running = await startStudioProcess(workspace);
+      expect(running.output()).toMatch(/^tablegen studio: http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{43}\n/);
+      const cookie = `tablegen_studio_${running.port}=${running.token}`;
+      const started = await new Promise<string>((resolve, reject) => {
+        const outgoing = request(
+          {
+            host: "127.0.0.1",
+            port: running.port,
+            method: "POST",
+            path: "/api/projects/shop/server/start",
+            headers: { host: `127.0.0.1:${running.port}`, cookie, "content-type": "application/json" },
+          },
+          (incoming) => {
+            let text = "";
+            incoming.on("data", (chunk: Buffer) => (text += chunk.toString()));
+            incoming.on("end", () => resolve(text));
+          },
+        );
+        outgoing.on("error", reject);
+        outgoing.end("{}");
+      });
+      const url = new URL(/"url":"(http:[^"]+)"/.exec(started)![1]!);
+      const exited = once(running.process, "exit");
+      running.process.kill("SIGINT");
+      const [code, signal] = await exited;
+      expect({ code, signal }).toEqual({ code: 0, signal: null });
+      expect(running.output()).toContain("Stopping (SIGINT)…");
+      const refused = await new Promise<string>((resolve) => {
+        const socket = connect({ host: url.hostname, port: Number(url.port) });
+        socket.on("connect", () => (socket.destroy(), resolve("connected")));
+        socket.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? "error"));
+      });
+      expect(refused).toBe("ECONNREFUSED");
+    },
+  );
 });

@@ -59,7 +59,8 @@ export function studioScenario(database: Database): void {
       ]);
       page = await browser.newPage();
       await page.setViewport({ width: 1280, height: 800 });
-      page.setDefaultTimeout(Number(process.env.STUDIO_WAIT_MS ?? 20_000));
+      // Every wait is for an event; this is only how long a loaded machine may take before it is a failure.
+      page.setDefaultTimeout(Number(process.env.STUDIO_WAIT_MS ?? 60_000));
       page.on("request", (request) => requested.push(request.url()));
       page.on("pageerror", (error) => errors.push((error as Error).message));
     });
@@ -134,7 +135,7 @@ export function studioScenario(database: Database): void {
 
     it(
       "opens from the printed address alone, and creates a project as tablegen init does",
-      { timeout: 60_000 },
+      { timeout: 180_000 },
       async () => {
         await page.goto(studio.openUrl, { waitUntil: "networkidle0" });
         expect(page.url()).toBe(studio.url); // the token left the address bar for a cookie
@@ -163,7 +164,7 @@ export function studioScenario(database: Database): void {
 
     it(
       "designs three tables with a reference and a custom query, validated live, saved with the comment kept",
-      { timeout: 60_000 },
+      { timeout: 180_000 },
       async () => {
         await page.reload({ waitUntil: "networkidle0" });
         await go("#/p/shop/tables");
@@ -244,7 +245,7 @@ export function studioScenario(database: Database): void {
       },
     );
 
-    it("plans and applies: generate, then migrate", { timeout: 90_000 }, async () => {
+    it("plans and applies: generate, then migrate", { timeout: 240_000 }, async () => {
       await go("#/p/shop/changes");
       await waitText("#files-title", "Files");
       expect(await text(".file-list")).toContain("src/routes/customers.ts");
@@ -258,7 +259,7 @@ export function studioScenario(database: Database): void {
 
     it(
       "starts the server and adds records through its API: a 409 and a 400 at their fields",
-      { timeout: 90_000 },
+      { timeout: 240_000 },
       async () => {
         await go("#/p/shop/data?table=customers");
         await button("Start server").click();
@@ -334,7 +335,7 @@ export function studioScenario(database: Database): void {
 
     it(
       "shows a renamed field as a rename and a dropped one as data loss to confirm, then applies both",
-      { timeout: 90_000 },
+      { timeout: 240_000 },
       async () => {
         await go("#/p/shop/tables");
         await page.locator(".designer-list ::-p-text(customers)").click();
@@ -377,43 +378,47 @@ export function studioScenario(database: Database): void {
       },
     );
 
-    it("rotates the key with the server's comma-separated rotation, and finishes it", { timeout: 60_000 }, async () => {
-      const keyOf = async () => /API_SIGNATURE_KEY=(.*)/.exec(await readFile(join(project, ".env"), "utf8"))![1]!;
-      const before = await keyOf();
-      await go("#/p/shop/settings");
-      await waitText("#api-key", "••••");
-      expect(await text("#api-key")).toBe(`${before.slice(0, 4)}${"•".repeat(12)}`);
-      await button("Rotate key").click();
-      await button("Rotate now").click();
-      await waitText(".notice-warning", "Rotation under way");
-      const rotated = (await keyOf()).split(",");
-      expect(rotated).toHaveLength(2);
-      expect(rotated[1]).toBe(before);
-      await button("Reveal").click();
-      await waitText("#api-key", rotated[0]!);
-      await shot("settings");
-      // The restarted server takes the new key: the data browser still reads.
-      await go("#/p/shop/data?table=customers");
-      await waitText(".grid.records", "Ada Lovelace");
-      await go("#/p/shop/settings");
-      await button("Finish rotation (drop the old keys)").click();
-      await waitText(".notice-success", "Rotation finished");
-      expect(await keyOf()).toBe(rotated[0]);
-      // The versions: a sunset without a deprecation is refused at its field, then v1 is deprecated.
-      await fill("#version--v1--sunset", "2026-12-31");
-      await button("Save versions").click();
-      await waitText("#version--v1--sunset-error", "needs deprecated: a version that ends is deprecated first");
-      await page.locator("#version--v1--deprecated").click();
-      await fill("#version--v1--since", "2026-01-31");
-      await button("Save versions").click();
-      await waitText(".notice-success", "Saved the versions in tablegen.yaml");
-      expect(parse(await manifest()).versions).toEqual({ v1: { deprecated: "2026-01-31", sunset: "2026-12-31" } });
-      expect(await manifest()).toContain(COMMENT);
-    });
+    it(
+      "rotates the key with the server's comma-separated rotation, and finishes it",
+      { timeout: 180_000 },
+      async () => {
+        const keyOf = async () => /API_SIGNATURE_KEY=(.*)/.exec(await readFile(join(project, ".env"), "utf8"))![1]!;
+        const before = await keyOf();
+        await go("#/p/shop/settings");
+        await waitText("#api-key", "••••");
+        expect(await text("#api-key")).toBe(`${before.slice(0, 4)}${"•".repeat(12)}`);
+        await button("Rotate key").click();
+        await button("Rotate now").click();
+        await waitText(".notice-warning", "Rotation under way");
+        const rotated = (await keyOf()).split(",");
+        expect(rotated).toHaveLength(2);
+        expect(rotated[1]).toBe(before);
+        await button("Reveal").click();
+        await waitText("#api-key", rotated[0]!);
+        await shot("settings");
+        // The restarted server takes the new key: the data browser still reads.
+        await go("#/p/shop/data?table=customers");
+        await waitText(".grid.records", "Ada Lovelace");
+        await go("#/p/shop/settings");
+        await button("Finish rotation (drop the old keys)").click();
+        await waitText(".notice-success", "Rotation finished");
+        expect(await keyOf()).toBe(rotated[0]);
+        // The versions: a sunset without a deprecation is refused at its field, then v1 is deprecated.
+        await fill("#version--v1--sunset", "2026-12-31");
+        await button("Save versions").click();
+        await waitText("#version--v1--sunset-error", "needs deprecated: a version that ends is deprecated first");
+        await page.locator("#version--v1--deprecated").click();
+        await fill("#version--v1--since", "2026-01-31");
+        await button("Save versions").click();
+        await waitText(".notice-success", "Saved the versions in tablegen.yaml");
+        expect(parse(await manifest()).versions).toEqual({ v1: { deprecated: "2026-01-31", sunset: "2026-12-31" } });
+        expect(await manifest()).toContain(COMMENT);
+      },
+    );
 
     it(
       "runs a custom query with its parameters, and shows the routes with curl and typed-client snippets",
-      { timeout: 60_000 },
+      { timeout: 180_000 },
       async () => {
         await go("#/p/shop/api");
         await waitText("#api--customers", "customers");
@@ -440,7 +445,7 @@ export function studioScenario(database: Database): void {
       database === "sqlite"
         ? "drafts an extension with the AI generator: the repair loop's messages, the draft as a diff, accepted"
         : "says how to configure a model when none is",
-      { timeout: 60_000 },
+      { timeout: 180_000 },
       async () => {
         await go("#/p/shop/ai");
         if (!fake) {
@@ -488,7 +493,7 @@ export function studioScenario(database: Database): void {
       },
     );
 
-    it("is usable on a narrow window: no page is wider than it", { timeout: 60_000 }, async () => {
+    it("is usable on a narrow window: no page is wider than it", { timeout: 180_000 }, async () => {
       await page.setViewport({ width: 480, height: 900 });
       try {
         for (const [hash, ready] of [
