@@ -9,9 +9,27 @@ import { UserError } from "../errors.ts";
 import { DATABASES, PROJECT_NAME } from "../manifest/schema.ts";
 import { AiDrafts, aiStatus, configuredAi } from "./ai.ts";
 import { apply, InvalidManifest, plan, projectDetail, projectSummary, saveEdit, validateEdit } from "./projects.ts";
-import type { AiBody, ApplyBody, CreateBody, EditBody, ErrorBody, Workspace as WorkspaceView } from "./protocol.ts";
+import type {
+  AiBody,
+  ApplyBody,
+  CreateBody,
+  EditBody,
+  ErrorBody,
+  NewScopedKey,
+  Workspace as WorkspaceView,
+} from "./protocol.ts";
 import { GeneratedServers } from "./servers.ts";
-import { finishRotation, revealKey, rotateKey, setDatabaseUrl, settingsView, signatureKey } from "./settings.ts";
+import {
+  finishRotation,
+  KeyRefused,
+  newScopedKey,
+  revealKey,
+  revokeScopedKey,
+  rotateKey,
+  setDatabaseUrl,
+  settingsView,
+  signatureKey,
+} from "./settings.ts";
 import { errorMessage, Steps, streamed } from "./stream.ts";
 import { Conflict, NotFound, shown, Workspace, type Project } from "./workspace.ts";
 
@@ -182,6 +200,8 @@ function routes(app: FastifyInstance, workspace: Workspace, servers: GeneratedSe
 
   app.setErrorHandler((error, _request, reply) => {
     if (error instanceof InvalidManifest)
+      return reply.code(400).send({ message: error.message, problems: error.problems } satisfies ErrorBody);
+    if (error instanceof KeyRefused)
       return reply.code(400).send({ message: error.message, problems: error.problems } satisfies ErrorBody);
     if (error instanceof NotFound) return reply.code(404).send({ message: error.message });
     if (error instanceof Conflict) return reply.code(409).send({ message: error.message });
@@ -370,6 +390,22 @@ function routes(app: FastifyInstance, workspace: Workspace, servers: GeneratedSe
   app.post("/api/projects/:id/settings/key/finish", async (request) => {
     const project = projectOf(request);
     return restartAfter(project, () => finishRotation(project));
+  });
+
+  app.post("/api/projects/:id/settings/keys", async (request): Promise<NewScopedKey> => {
+    const project = projectOf(request);
+    const body = objectBody<Record<string, unknown>>(request);
+    let secret = "";
+    const settings = await restartAfter(project, () => {
+      secret = newScopedKey(project, body);
+    });
+    return { name: String(body.name).trim(), secret, settings };
+  });
+
+  app.delete("/api/projects/:id/settings/keys/:name", async (request) => {
+    const project = projectOf(request);
+    const { name } = request.params as { name: string };
+    return restartAfter(project, () => revokeScopedKey(project, name));
   });
 
   app.put("/api/projects/:id/settings/database-url", async (request) => {

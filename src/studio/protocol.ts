@@ -241,4 +241,29 @@ export interface SettingsView {
   databaseUrl?: string;
   databaseUrlFrom: "env file" | "environment" | "default" | "none";
   versions: VersionView[];
+  /** The scoped keys (API_KEY_<NAME> in the .env): never a secret or a hash. */
+  scopedKeys: ScopedKeyView[];
+  /** Why the scoped keys cannot be read (a broken line of the .env, a manifest that does not compile). */
+  scopedKeysProblem?: string;
+}
+
+/** A scoped key as `tablegen keys list` shows it. */
+export interface ScopedKeyView {
+  name: string;
+  /** As written: `posts:read,comments:write`. */
+  scope: string;
+  /** `100/min`, when the key has a limit. */
+  limit?: string;
+  /** When the key stops working (ISO 8601), if ever. */
+  expires?: string;
+  expired: boolean;
+  /** What the manifest no longer has that the scope names: the server refuses to start with it. */
+  stale?: string;
+}
+
+/** A scoped key just made: its secret, shown once (the .env keeps only its hash). */
+export interface NewScopedKey {
+  name: string;
+  secret: string;
+  settings: SettingsView;
 }

@@ -1,12 +1,15 @@
 import { existsSync, readFileSync, writeFileSync, chmodSync } from "node:fs";
 import { join } from "node:path";
+import { createKey, listKeys, revokeKey } from "../cli/keys.ts";
 import { newSignatureKey } from "../cli/project-files.ts";
 import { UserError } from "../errors.ts";
 import { parseManifest } from "../manifest/load.ts";
 import { versionLabels, type RawManifest } from "../manifest/schema.ts";
 import { targetFor } from "../targets/index.ts";
 import { envValues, masked, maskedUrl, withEnvValue } from "./env-file.ts";
-import type { SettingsView, VersionView } from "./protocol.ts";
+import type { KeyRequest } from "../keys/keys.ts";
+import { formatExpiry, formatScope } from "../runtime/api-keys.ts";
+import type { ProblemAt, ScopedKeyView, SettingsView, VersionView } from "./protocol.ts";
 import { Conflict, readManifestText, shown, type Project } from "./workspace.ts";
 
 /**
@@ -61,7 +64,68 @@ export function settingsView(project: Project): SettingsView {
           ? "default"
           : "none",
     versions: versionsOf(project),
+    ...scopedKeysOf(project),
   };
+}
+
+/** The scoped keys as `tablegen keys list` reads them (the same function), or why they cannot be read. */
+function scopedKeysOf(project: Project): Pick<SettingsView, "scopedKeys" | "scopedKeysProblem"> {
+  try {
+    const { keys, stale } = listKeys({ manifest: project.manifest });
+    const now = Date.now();
+    return {
+      scopedKeys: keys.map((key): ScopedKeyView => {
+        const problem = stale.find((line) => line.includes(` ${key.variable}: `));
+        return {
+          name: key.name,
+          scope: formatScope(key.scope),
+          ...(key.limit && { limit: key.limit.text }),
+          ...(key.expires !== undefined && { expires: formatExpiry(key.expires) }),
+          expired: key.expires !== undefined && key.expires <= now,
+          ...(problem !== undefined && { stale: problem.slice(problem.indexOf(": ") + 2) }),
+        };
+      }),
+    };
+  } catch (error) {
+    return { scopedKeys: [], scopedKeysProblem: (error as Error).message };
+  }
+}
+
+/** Which field of the form a refusal of `tablegen keys new` is about: its option, or the name. */
+export class KeyRefused extends UserError {
+  constructor(
+    message: string,
+    readonly problems: ProblemAt[],
+  ) {
+    super(message);
+  }
+}
+
+const KEY_FIELDS = { "--scope": "scope", "--expires": "expires", "--limit": "limit" } as const;
+
+/** `tablegen keys new` from the page: the same function, its refusal placed at the field it names. */
+export function newScopedKey(project: Project, body: Record<string, unknown>): string {
+  const text = (field: string) =>
+    typeof body[field] === "string" && body[field].trim() !== "" ? body[field].trim() : undefined;
+  const request: KeyRequest = {
+    name: text("name") ?? "",
+    scope: text("scope") ?? "",
+    ...(text("expires") !== undefined && { expires: text("expires")! }),
+    ...(text("limit") !== undefined && { limit: text("limit")! }),
+  };
+  try {
+    return createKey(request, { manifest: project.manifest }).secret;
+  } catch (error) {
+    if (!(error instanceof UserError)) throw error;
+    const option = Object.entries(KEY_FIELDS).find(([flag]) => error.message.startsWith(`${flag}: `));
+    const message = option ? error.message.slice(option[0].length + 2) : error.message;
+    throw new KeyRefused(message, [{ path: [option ? option[1] : "name"], message }]);
+  }
+}
+
+/** `tablegen keys revoke` from the page. */
+export function revokeScopedKey(project: Project, name: string): void {
+  revokeKey(name, { manifest: project.manifest });
 }
 
 function manifestOf(project: Project): RawManifest | undefined {

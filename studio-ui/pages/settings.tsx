@@ -1,13 +1,14 @@
 import { useEffect, useState } from "preact/hooks";
-import type { ProjectDetail, SettingsView } from "../../src/studio/protocol.ts";
+import type { NewScopedKey, ProjectDetail, SettingsView } from "../../src/studio/protocol.ts";
 import { api, ApiError } from "../api.ts";
 import { useStudio } from "../app.tsx";
-import { controlId, errorProps, FieldError, Notice, PageHeader } from "../components.tsx";
+import { Badge, controlId, CopyBlock, errorProps, FieldError, Notice, PageHeader } from "../components.tsx";
 import { versionsOf, type ManifestData } from "./tables.tsx";
 
 /**
  * A project's settings: the API signature key (masked; revealed, copied or rotated with the
- * server's comma-separated rotation), the database URL (its password masked), and the versions
+ * server's comma-separated rotation), the scoped keys (made, listed and revoked as `tablegen keys`
+ * does), the database URL (its password masked), and the versions
  * with their deprecation and sunset dates (written into the manifest like any edit).
  */
 export function SettingsPage() {
@@ -27,6 +28,7 @@ export function SettingsPage() {
     <div class="page settings-page">
       <PageHeader title="Settings" />
       <KeySection settings={settings} path={path} update={setSettings} reload={reloadProject} />
+      <ScopedKeysSection settings={settings} path={path} update={setSettings} />
       <DatabaseSection settings={settings} path={path} update={setSettings} />
       <VersionsSection detail={detail} reload={reloadProject} />
     </div>
@@ -144,6 +146,196 @@ function KeySection({
       {message &&
         (message.kind === "error" ? (
           <FieldError id="api-key-action" message={message.text} />
+        ) : (
+          <Notice kind="success">{message.text}</Notice>
+        ))}
+    </section>
+  );
+}
+
+interface KeyForm {
+  name: string;
+  scope: string;
+  expires: string;
+  limit: string;
+}
+
+const EMPTY_KEY: KeyForm = { name: "", scope: "", expires: "", limit: "" };
+
+/**
+ * Keys to hand out (API_KEY_<NAME> in the .env, as `tablegen keys new | list | revoke` writes
+ * them): each with a scope, an optional expiry and rate limit. A new key's secret is shown once.
+ */
+function ScopedKeysSection({
+  settings,
+  path,
+  update,
+}: {
+  settings: SettingsView;
+  path: string;
+  update: (settings: SettingsView) => void;
+}) {
+  const [form, setForm] = useState<KeyForm>(EMPTY_KEY);
+  const [problems, setProblems] = useState<Partial<KeyForm>>({});
+  const [created, setCreated] = useState<{ name: string; secret: string }>();
+  const [revoking, setRevoking] = useState<string>();
+  const [message, setMessage] = useState<{ kind: "success" | "error"; text: string }>();
+  const [busy, setBusy] = useState(false);
+
+  const field = (name: keyof KeyForm, label: string, placeholder: string, hint?: string) => {
+    const id = controlId("new-key", name);
+    return (
+      <div class={`form-field${name === "scope" ? " grow" : ""}`}>
+        <label for={id}>{label}</label>
+        <input
+          id={id}
+          value={form[name]}
+          placeholder={placeholder}
+          autoComplete="off"
+          spellcheck={false}
+          onInput={(event) => setForm({ ...form, [name]: (event.target as HTMLInputElement).value })}
+          {...errorProps(id, problems[name])}
+        />
+        {hint && !problems[name] && <span class="muted small">{hint}</span>}
+        <FieldError id={id} message={problems[name]} />
+      </div>
+    );
+  };
+
+  const create = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    try {
+      const answer = await api<NewScopedKey>("POST", `${path}/keys`, form);
+      update(answer.settings);
+      setCreated({ name: answer.name, secret: answer.secret });
+      setForm(EMPTY_KEY);
+      setProblems({});
+      setMessage(undefined);
+    } catch (error) {
+      const located = error instanceof ApiError ? error.problems : [];
+      setProblems(Object.fromEntries(located.map((problem) => [problem.path[0], problem.message])));
+      if (located.length === 0) setMessage({ kind: "error", text: (error as Error).message });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const revoke = async (name: string) => {
+    try {
+      update(await api<SettingsView>("DELETE", `${path}/keys/${encodeURIComponent(name)}`));
+      setRevoking(undefined);
+      if (created?.name === name) setCreated(undefined);
+      setMessage({ kind: "success", text: `Revoked ${name}: the server no longer accepts it.` });
+    } catch (error) {
+      setMessage({ kind: "error", text: (error as Error).message });
+    }
+  };
+
+  return (
+    <section class="card" aria-labelledby="scoped-keys-title">
+      <h2 id="scoped-keys-title">Scoped keys</h2>
+      <p class="muted small">
+        Keys to hand out, each limited to what its scope names (<span class="mono">posts:read</span>,{" "}
+        <span class="mono">comments:write</span>, <span class="mono">*:read</span>), with an optional expiry and rate
+        limit. The .env keeps only their hash, as <span class="mono">tablegen keys</span> writes it; a running server is
+        restarted to take them up.
+      </p>
+      {settings.scopedKeysProblem && <Notice kind="error">{settings.scopedKeysProblem}</Notice>}
+      <div class="table-wrap">
+        <table class="grid scoped-keys" aria-label="Scoped keys">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Scope</th>
+              <th scope="col">Limit</th>
+              <th scope="col">Expires</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {settings.scopedKeys.length === 0 && (
+              <tr>
+                <td colSpan={5} class="empty">
+                  No scoped keys yet: every client uses the signature key above.
+                </td>
+              </tr>
+            )}
+            {settings.scopedKeys.map((key) => (
+              <tr key={key.name}>
+                <th scope="row" class="mono">
+                  {key.name}
+                </th>
+                <td class="mono">
+                  {key.scope}
+                  {key.stale && (
+                    <p class="field-error" role="alert">
+                      {key.stale}
+                    </p>
+                  )}
+                </td>
+                <td class="mono">{key.limit ?? "none"}</td>
+                <td>
+                  {key.expires ?? "never"} {key.expired && <Badge kind="danger">expired</Badge>}
+                </td>
+                <td class="actions">
+                  {revoking === key.name ? (
+                    <>
+                      <button
+                        type="button"
+                        class="button small danger"
+                        aria-label={`Confirm: revoke ${key.name}`}
+                        onClick={() => void revoke(key.name)}
+                      >
+                        Revoke now
+                      </button>
+                      <button type="button" class="button small" onClick={() => setRevoking(undefined)}>
+                        Cancel
+                      </button>
+                    </>
+                  ) : (
+                    <button
+                      type="button"
+                      class="button small"
+                      aria-label={`Revoke ${key.name}`}
+                      onClick={() => setRevoking(key.name)}
+                    >
+                      Revoke
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {created && (
+        <Notice kind="success" title={`Key ${created.name} made`}>
+          <p>Copy its secret now: it is shown this once (the .env keeps only its hash).</p>
+          <CopyBlock text={created.secret} label={`secret of ${created.name}`} />
+        </Notice>
+      )}
+      <form class="form new-key" aria-label="New scoped key" onSubmit={(event) => void create(event)}>
+        <div class="form-row">
+          {field("name", "Name", "mobile", "lower-case letters, digits and _")}
+          {field(
+            "scope",
+            "Scope",
+            "posts:read,comments:write",
+            "table or query, then read, write or an action (list, create…); * for all",
+          )}
+          {field("expires", "Expires (optional)", "90d", "a duration (90d, 12h, 2w) or a date")}
+          {field("limit", "Rate limit (optional)", "100/min")}
+        </div>
+        <div class="form-actions">
+          <button type="submit" class="button primary" disabled={busy}>
+            {busy ? "Making the key…" : "Make key"}
+          </button>
+        </div>
+      </form>
+      {message &&
+        (message.kind === "error" ? (
+          <FieldError id="scoped-keys-action" message={message.text} />
         ) : (
           <Notice kind="success">{message.text}</Notice>
         ))}

@@ -581,6 +581,7 @@ describe("settings", () => {
         databaseUrl: "file:./data.db",
         databaseUrlFrom: "env file",
         versions: [{ label: "v1" }],
+        scopedKeys: [],
       });
       expect(await call("POST", "/api/projects/shop/settings/key/finish")).toMatchObject({
         status: 409,
@@ -597,6 +598,96 @@ describe("settings", () => {
       expect((await call("GET", "/api/projects/shop/data/books/v1/list")).status).toBe(200);
       expect((await call("POST", "/api/projects/shop/settings/key/finish")).status).toBe(200);
       expect(key()).toBe(keys[0]);
+    },
+  );
+
+  it(
+    "makes, lists and revokes scoped keys as tablegen keys does, each refusal at its field",
+    { timeout: 180_000 },
+    async () => {
+      const env = join(workspace, "shop", ".env");
+      const refusals: [Record<string, string>, string, string][] = [
+        [
+          { name: "Mobile", scope: "books:read" },
+          "name",
+          '"Mobile" is not a key name: use lower-case letters, digits and _, starting with a letter, at most 63 characters',
+        ],
+        [
+          { name: "mobile", scope: "" },
+          "scope",
+          "scope is empty: give at least one <table or query>:<action>, e.g. posts:read",
+        ],
+        [
+          { name: "mobile", scope: "readers:read" },
+          "scope",
+          'scope entry "readers:read": readers is no table or query of shop',
+        ],
+        [
+          { name: "mobile", scope: "books:read", expires: "soon" },
+          "expires",
+          '"soon" is neither a duration (90d, 12h, 2w) nor a date or date-time (2027-01-01, 2027-01-01T12:00:00Z)',
+        ],
+        [
+          { name: "mobile", scope: "books:read", limit: "lots" },
+          "limit",
+          'limit "lots" is not a number of requests per second, minute, hour or day, such as 100/min (1 to 1000000000)',
+        ],
+      ];
+      for (const [body, field, message] of refusals) {
+        const answer = await call("POST", "/api/projects/shop/settings/keys", { body });
+        expect({ body, status: answer.status, json: answer.json }).toEqual({
+          body,
+          status: 400,
+          json: { message, problems: [{ path: [field], message }] },
+        });
+      }
+      expect(existsSync(env) && readFileSync(env, "utf8")).not.toContain("API_KEY_");
+
+      const made = await call("POST", "/api/projects/shop/settings/keys", {
+        body: { name: "mobile", scope: "books:read", expires: "90d", limit: "100/min" },
+      });
+      expect(made.status).toBe(200);
+      const secret = made.json.secret as string;
+      expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      const line = /^API_KEY_MOBILE="?(.*?)"?$/m.exec(readFileSync(env, "utf8"))![1]!;
+      expect(line).toMatch(/^sha256:[0-9a-f]{64};scope=books:read;expires=\d{4}-\d\d-\d\dT[\d:]+Z;limit=100\/min$/);
+      expect(line).not.toContain(secret);
+      expect(made.json.settings.scopedKeys).toEqual([
+        { name: "mobile", scope: "books:read", limit: "100/min", expires: expect.any(String), expired: false },
+      ]);
+      expect((await call("GET", "/api/projects/shop/settings")).text).not.toContain(secret);
+
+      // The restarted server took the key up: it reads, and may not write.
+      const server = made.json.settings.server as { status: string; url: string };
+      expect(server.status).toBe("running");
+      const list = await fetch(`${server.url}/shop/books/v1/list`, { headers: { "x-api-signature": secret } });
+      expect(list.status).toBe(200);
+      const create = await fetch(`${server.url}/shop/books/v1/create`, {
+        method: "POST",
+        headers: { "x-api-signature": secret, "content-type": "application/json" },
+        body: "{}",
+      });
+      expect(create.status).toBe(403);
+      expect((await create.json()).message).toBe("This key may not create books.");
+
+      expect(
+        await call("POST", "/api/projects/shop/settings/keys", { body: { name: "mobile", scope: "books:read" } }),
+      ).toMatchObject({
+        status: 400,
+        json: { problems: [{ path: ["name"] }] },
+      });
+      expect(await call("DELETE", "/api/projects/shop/settings/keys/tablet")).toMatchObject({
+        status: 400,
+        json: { message: "shop/.env has no key named tablet (its keys: mobile)" },
+      });
+      const revoked = await call("DELETE", "/api/projects/shop/settings/keys/mobile");
+      expect(revoked.status).toBe(200);
+      expect(revoked.json.scopedKeys).toEqual([]);
+      expect(readFileSync(env, "utf8")).not.toContain("API_KEY_MOBILE");
+      const after = await fetch(`${revoked.json.server.url}/shop/books/v1/list`, {
+        headers: { "x-api-signature": secret },
+      });
+      expect(after.status).toBe(401);
     },
   );
 

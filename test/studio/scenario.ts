@@ -379,7 +379,7 @@ export function studioScenario(database: Database): void {
     );
 
     it(
-      "rotates the key with the server's comma-separated rotation, and finishes it",
+      "rotates the key with the server's comma-separated rotation and finishes it; makes a scoped key and revokes it",
       { timeout: 180_000 },
       async () => {
         const keyOf = async () => /API_SIGNATURE_KEY=(.*)/.exec(await readFile(join(project, ".env"), "utf8"))![1]!;
@@ -395,7 +395,26 @@ export function studioScenario(database: Database): void {
         expect(rotated[1]).toBe(before);
         await button("Reveal").click();
         await waitText("#api-key", rotated[0]!);
+        // A scoped key: a refused scope at its field, then a key whose secret is shown once.
+        await fill("#new-key--name", "mobile");
+        await fill("#new-key--scope", "customers:read,invoices:write");
+        await fill("#new-key--limit", "100/min");
+        await button("Make key").click();
+        await waitText("#new-key--scope-error", 'scope entry "invoices:write": invoices is no table or query of shop');
+        await fill("#new-key--scope", "customers:read,orders:write");
+        await button("Make key").click();
+        await waitText(".notice-success", "Key mobile made");
+        const secret = await text('[aria-label="secret of mobile"]');
+        expect(await readFile(join(project, ".env"), "utf8")).toMatch(
+          /^API_KEY_MOBILE="?sha256:[0-9a-f]{64};scope=customers:read,orders:write;limit=100\/min"?$/m,
+        );
+        expect(await readFile(join(project, ".env"), "utf8")).not.toContain(secret);
+        expect(await text('[aria-label="Scoped keys"] tbody')).toContain("customers:read,orders:write");
         await shot("settings");
+        await button("Revoke").click();
+        await page.locator('button[aria-label="Confirm: revoke mobile"]').click();
+        await waitText(".notice-success", "Revoked mobile");
+        expect(await readFile(join(project, ".env"), "utf8")).not.toContain("API_KEY_MOBILE");
         // The restarted server takes the new key: the data browser still reads.
         await go("#/p/shop/data?table=customers");
         await waitText(".grid.records", "Ada Lovelace");
