@@ -71,8 +71,16 @@ export function readManifestFile(file: string): Compiled {
  * order of the file. (A valid manifest's queries are checked by `checkedModel`.)
  */
 export async function readManifest(file: string): Promise<Compiled> {
+  return compileManifestText(
+    file,
+    readUserFile(file, "a manifest file", 'manifest not found (run "tablegen init" to create one)'),
+  );
+}
+
+/** A manifest's text, compiled as `readManifest` compiles its file (the studio's edits, before they are saved). */
+export async function compileManifestText(file: string, text: string): Promise<Compiled> {
   try {
-    return readManifestFile(file);
+    return compileManifest(file, text);
   } catch (error) {
     if (!(error instanceof ManifestError) || !error.unchecked) throw error;
     const { part, locate } = error.unchecked;
@@ -102,8 +110,9 @@ export async function checkedModel(compiled: Compiled, file: string): Promise<Mo
 /** What the queries' databases refused, each located at its query's SQL. */
 function queryProblems(problems: QueryProblem[], file: string, locate: ManifestSource["locate"]): LocatedProblem[] {
   return problems.map(({ query, message }) => {
-    const { line, column } = locate(["queries", query, "sql"]);
-    return { line, column, text: `${file}:${line}:${column} queries.${query}.sql: ${message}` };
+    const path = ["queries", query, "sql"];
+    const { line, column } = locate(path);
+    return { line, column, path, message, text: `${file}:${line}:${column} queries.${query}.sql: ${message}` };
   });
 }
 

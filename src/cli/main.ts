@@ -9,6 +9,7 @@ import type { GenerateOptions } from "./generate.ts";
 import type { KeyRequest } from "../keys/keys.ts";
 import type { KeysOptions } from "./keys.ts";
 import type { MigrateOptions } from "./migrate.ts";
+import type { StudioCommandOptions } from "../studio/index.ts";
 
 const DEFAULT_MANIFEST = "tablegen.yaml";
 const DEFAULT_OUT = "server";
@@ -168,6 +169,17 @@ function program(outcome: Outcome): Command {
       console.log(
         `Revoked the key ${name}: removed ${variable} from ${shownPath(file)}. Restart the server for it to take effect.`,
       );
+    });
+
+  cli
+    .command("studio")
+    .description("serve the studio on 127.0.0.1: a local dashboard for the projects in a folder (or the project it is)")
+    .argument("[dir]", "a project folder, or a folder of projects", ".")
+    .option("--port <port>", "port to serve on (default: a free one)")
+    .option("--open", "open the studio in the default browser")
+    .action(async (dir: string, options: StudioCommandOptions) => {
+      const { studio } = await import("../studio/index.ts");
+      await studio(dir, options, (line) => console.log(line));
     });
 
   return cli;

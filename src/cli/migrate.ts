@@ -5,7 +5,8 @@ import { emitServer } from "../emit/index.ts";
 import { emitMigration, MIGRATIONS, migrationFolderName } from "../emit/migration.ts";
 import { emitPrismaSchema } from "../emit/prisma-schema.ts";
 import { UserError } from "../errors.ts";
-import type { Database } from "../manifest/schema.ts";
+import type { Database, RawManifest } from "../manifest/schema.ts";
+import type { Model } from "../model/types.ts";
 import { changesOldServersMayFailOn, planMigration, type MigrationPlan, type Risk } from "../migrate/plan.ts";
 import { explainFailure } from "../migrate/failures.ts";
 import { describeRisk, riskCountSql } from "../migrate/risks.ts";
@@ -65,13 +66,7 @@ export async function migrate(
     throw new UserError("DATABASE_URL is not set, in the environment or in the .env beside the manifest");
 
   const existing = existingMigrations(outDir);
-  const previous = latestSnapshot(outDir);
-  if (existing.length > 0 && !previous) {
-    throw new UserError(
-      `${shown}: the latest migration, ${existing.at(-1)}, has no tablegen.json to compare the manifest with`,
-    );
-  }
-  const plan = planMigration(previous, compiled);
+  const plan = migrationPlan(outDir, compiled);
   if (plan.problems.length > 0)
     throw new UserError(`${options.manifest}: cannot migrate:\n${plan.problems.map((line) => `  ${line}`).join("\n")}`);
   await confirmDataLoss(plan, model.database, url, outDir, options.acceptDataLoss === true, interactive);
@@ -128,21 +123,54 @@ export async function migrate(
   log(`Applied pending migrations to ${redactPassword(url)}.`);
 }
 
-/** Lists what the change would lose and asks (on a terminal) or refuses, unless accepted. */
-/** Risks after which a server generated before the change fails on the table (503 until it is replaced). */
-const STOPS_OLD_SERVERS: ReadonlySet<Risk["kind"]> = new Set(["table-removed", "field-removed", "type-changed"]);
-const SAFE_ORDER =
-  "A server still running code that uses what this removes or changes answers 503 on that table until it is replaced: deploy the server generated from this manifest first, then apply this migration.";
+/** What a migrate would do, before it writes or applies anything: its plan, and the risks that touch rows. */
+export interface MigrationPreview {
+  plan: MigrationPlan;
+  /** The risks that would lose data, each with its rows (undefined: not counted) and as migrate lists it. */
+  risks: CountedRisk[];
+  /** The database migrate applies to, if it has one. */
+  url: string | undefined;
+}
 
-async function confirmDataLoss(
+export interface CountedRisk {
+  risk: Risk;
+  rows: number | undefined;
+  text: string;
+}
+
+/**
+ * The plan of `tablegen migrate` without its effects (the studio's Changes page): the same plan
+ * from the latest migration's manifest, and its risks counted on the live database when it can be
+ * reached. The manifest is read and checked as migrate reads it.
+ */
+export async function previewMigration(options: Pick<MigrateOptions, "manifest" | "out">): Promise<MigrationPreview> {
+  const compiled = await readManifest(options.manifest);
+  const outDir = resolve(options.out);
+  const url = databaseUrlFor(options.manifest) ?? targetFor(compiled.model.database).implicitDatabaseUrl;
+  const plan = migrationPlan(outDir, compiled);
+  return { plan, risks: await countedRisks(plan, compiled.model.database, url, outDir), url };
+}
+
+/** The plan from the manifest the latest migration was made from (none at first) to this one. */
+function migrationPlan(outDir: string, compiled: { manifest: RawManifest; model: Model }): MigrationPlan {
+  const existing = existingMigrations(outDir);
+  const previous = latestSnapshot(outDir);
+  if (existing.length > 0 && !previous) {
+    throw new UserError(
+      `${relative(process.cwd(), outDir) || "."}: the latest migration, ${existing.at(-1)}, has no tablegen.json to compare the manifest with`,
+    );
+  }
+  return planMigration(previous, compiled);
+}
+
+/** The plan's risks that touch rows, counted on the live database when it can be reached (unknown otherwise). */
+async function countedRisks(
   plan: MigrationPlan,
   database: Database,
   url: string | undefined,
   outDir: string,
-  accepted: boolean,
-  interactive: boolean,
-): Promise<void> {
-  if (plan.risks.length === 0) return;
+): Promise<CountedRisk[]> {
+  if (plan.risks.length === 0) return [];
   const counts = url
     ? await countRows(
         database,
@@ -151,12 +179,44 @@ async function confirmDataLoss(
         plan.risks.map((risk) => riskCountSql(risk, plan.renames)),
       )
     : [];
-  const risks = plan.risks.map((risk, index) => ({ risk, rows: counts[index] })).filter(({ rows }) => rows !== 0);
-  if (risks.length === 0 || accepted) return;
-  const listing = [
-    ...risks.map(({ risk, rows }) => `  ${describeRisk(risk, rows)}`),
+  return plan.risks
+    .map((risk, index) => ({ risk, rows: counts[index], text: describeRisk(risk, counts[index]) }))
+    .filter(({ rows }) => rows !== 0);
+}
+
+/** The risks as migrate lists them, with the safe order of a deploy when old servers would fail on them. */
+function dataLossListing(risks: readonly CountedRisk[]): string {
+  return [
+    ...risks.map(({ text }) => `  ${text}`),
     ...(risks.some(({ risk }) => STOPS_OLD_SERVERS.has(risk.kind)) ? [SAFE_ORDER] : []),
   ].join("\n");
+}
+
+/** migrate's refusal of a change that would lose data, without --accept-data-loss. */
+export function dataLossRefusal(risks: readonly CountedRisk[]): UserError {
+  const listing = dataLossListing(risks);
+  return new UserError(
+    `migrate refused: the change would lose data:\n${listing}\nNothing was written or changed. Run again with --accept-data-loss to apply it.`,
+  );
+}
+
+/** Risks after which a server generated before the change fails on the table (503 until it is replaced). */
+const STOPS_OLD_SERVERS: ReadonlySet<Risk["kind"]> = new Set(["table-removed", "field-removed", "type-changed"]);
+const SAFE_ORDER =
+  "A server still running code that uses what this removes or changes answers 503 on that table until it is replaced: deploy the server generated from this manifest first, then apply this migration.";
+
+/** Lists what the change would lose and asks (on a terminal) or refuses, unless accepted. */
+async function confirmDataLoss(
+  plan: MigrationPlan,
+  database: Database,
+  url: string | undefined,
+  outDir: string,
+  accepted: boolean,
+  interactive: boolean,
+): Promise<void> {
+  const risks = await countedRisks(plan, database, url, outDir);
+  if (risks.length === 0 || accepted) return;
+  const listing = dataLossListing(risks);
   if (interactive) {
     const proceed = await confirm({
       message: `This change can lose data:\n${listing}\nApply it anyway?`,
@@ -165,9 +225,7 @@ async function confirmDataLoss(
     if (proceed) return;
     throw new UserError("migrate cancelled: nothing was written or changed");
   }
-  throw new UserError(
-    `migrate refused: the change would lose data:\n${listing}\nNothing was written or changed. Run again with --accept-data-loss to apply it.`,
-  );
+  throw dataLossRefusal(risks);
 }
 
 /**

@@ -35,15 +35,26 @@ export async function checkQueries(model: Model): Promise<QueryProblem[]> {
  * columns and the kind each is answered as (see `sqliteColumns` and `postgresColumns`).
  */
 export async function inspectQueries(model: Model): Promise<QueryCheck> {
+  if (model.queries.length === 0) return { problems: [], columns: new Map() };
+  // A process that checks the same tables and queries again (the studio: its live validation, the
+  // plan, then generate and migrate) gets the answer it had; a PGlite start costs a second or more.
+  const key = JSON.stringify([model.database, model.tables, model.queries]);
+  const known = checked.get(key);
+  if (known) return { problems: [...known.problems], columns: new Map(known.columns) };
   const check: QueryCheck = { problems: [], columns: new Map() };
-  if (model.queries.length === 0) return check;
   const described = model.database === "sqlite" ? await sqliteColumns(model) : await postgresColumns(model);
   for (const [query, result] of described) {
     if (typeof result === "string") check.problems.push({ query, message: result });
     else check.columns.set(query, distinctNames(result));
   }
-  return check;
+  checked.set(key, check);
+  if (checked.size > CHECKS_KEPT) checked.delete(checked.keys().next().value!);
+  return { problems: [...check.problems], columns: new Map(check.columns) };
 }
+
+/** The latest checks, by the tables and queries checked. */
+const checked = new Map<string, QueryCheck>();
+const CHECKS_KEPT = 32;
 
 /** A query's output columns, or the database's message refusing it. */
 type Described = Map<string, QueryColumn[] | string>;

@@ -29,9 +29,14 @@ export interface Problem {
   atKey?: boolean;
 }
 
-/** A problem as the user reads it (`file:line:column path: message`), and where it is. */
+/**
+ * A problem as the user reads it (`file:line:column path: message`), and where it is: its place in
+ * the file, and its path in the manifest with its message alone (the studio shows each at its field).
+ */
 export interface LocatedProblem extends Position {
   text: string;
+  path?: Path;
+  message?: string;
 }
 
 /** Every problem of a manifest, each located in its file; thrown as one user error. */
@@ -112,7 +117,13 @@ export function validateManifest(source: ManifestSource): RawManifest {
     const located = inFileOrder(
       problems.map(({ path, message, atKey }) => {
         const { line, column } = source.locate(path, atKey);
-        return { line, column, text: `${source.file}:${line}:${column} ${formatPath(path)}: ${message}` };
+        return {
+          line,
+          column,
+          path,
+          message,
+          text: `${source.file}:${line}:${column} ${formatPath(path)}: ${message}`,
+        };
       }),
     );
     const seen = new Set<string>();
