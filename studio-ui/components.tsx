@@ -21,6 +21,18 @@ export function errorProps(id: string, message: string | undefined) {
   return message ? { "aria-invalid": true, "aria-describedby": `${id}-error` } : {};
 }
 
+/** What an action came to: a success notice, or an error where the user acted. */
+export type Outcome = { kind: "success" | "error"; text: string };
+
+export function Outcome({ id, message }: { id: string; message: Outcome | undefined }) {
+  if (!message) return null;
+  return message.kind === "error" ? (
+    <FieldError id={id} message={message.text} />
+  ) : (
+    <Notice kind="success">{message.text}</Notice>
+  );
+}
+
 export function Notice({
   kind,
   children,

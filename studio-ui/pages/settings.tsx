@@ -2,7 +2,17 @@ import { useEffect, useState } from "preact/hooks";
 import type { NewScopedKey, ProjectDetail, SettingsView } from "../../src/studio/protocol.ts";
 import { api, ApiError } from "../api.ts";
 import { useStudio } from "../app.tsx";
-import { Badge, controlId, CopyBlock, errorProps, FieldError, Notice, PageHeader } from "../components.tsx";
+import {
+  Badge,
+  controlId,
+  CopyBlock,
+  errorProps,
+  FieldError,
+  Notice,
+  Outcome,
+  PageHeader,
+  type Outcome as OutcomeMessage,
+} from "../components.tsx";
 import { versionsOf, type ManifestData } from "./tables.tsx";
 
 /**
@@ -48,7 +58,7 @@ function KeySection({
 }) {
   const [revealed, setRevealed] = useState<string>();
   const [confirming, setConfirming] = useState(false);
-  const [message, setMessage] = useState<{ kind: "success" | "error"; text: string }>();
+  const [message, setMessage] = useState<OutcomeMessage>();
   const fromEnvironment = settings.keyFrom === "environment";
 
   const reveal = async () => {
@@ -143,12 +153,7 @@ function KeySection({
           </button>
         )}
       </div>
-      {message &&
-        (message.kind === "error" ? (
-          <FieldError id="api-key-action" message={message.text} />
-        ) : (
-          <Notice kind="success">{message.text}</Notice>
-        ))}
+      <Outcome id="api-key-action" message={message} />
     </section>
   );
 }
@@ -179,7 +184,7 @@ function ScopedKeysSection({
   const [problems, setProblems] = useState<Partial<KeyForm>>({});
   const [created, setCreated] = useState<{ name: string; secret: string }>();
   const [revoking, setRevoking] = useState<string>();
-  const [message, setMessage] = useState<{ kind: "success" | "error"; text: string }>();
+  const [message, setMessage] = useState<OutcomeMessage>();
   const [busy, setBusy] = useState(false);
 
   const field = (name: keyof KeyForm, label: string, placeholder: string, hint?: string) => {
@@ -333,12 +338,7 @@ function ScopedKeysSection({
           </button>
         </div>
       </form>
-      {message &&
-        (message.kind === "error" ? (
-          <FieldError id="scoped-keys-action" message={message.text} />
-        ) : (
-          <Notice kind="success">{message.text}</Notice>
-        ))}
+      <Outcome id="scoped-keys-action" message={message} />
     </section>
   );
 }
@@ -448,7 +448,7 @@ function VersionsSection({ detail, reload }: { detail: ProjectDetail; reload: ()
   };
   const [rows, setRows] = useState<VersionRow[]>(initial);
   const [problems, setProblems] = useState<{ path: (string | number)[]; message: string }[]>([]);
-  const [message, setMessage] = useState<{ kind: "success" | "error"; text: string }>();
+  const [message, setMessage] = useState<OutcomeMessage>();
   useEffect(() => setRows(initial()), [detail.hash]);
   if (!manifest) return null;
 
@@ -564,12 +564,7 @@ function VersionsSection({ detail, reload }: { detail: ProjectDetail; reload: ()
           Save versions
         </button>
       </div>
-      {message &&
-        (message.kind === "error" ? (
-          <FieldError id="versions-save" message={message.text} />
-        ) : (
-          <Notice kind="success">{message.text}</Notice>
-        ))}
+      <Outcome id="versions-save" message={message} />
     </section>
   );
 }

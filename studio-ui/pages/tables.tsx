@@ -13,6 +13,13 @@ import { CodeEditor } from "../editor.tsx";
  */
 
 export const FIELD_TYPES = ["TEXT", "PARAGRAPH", "EMAIL", "PHONE", "NUMBER", "BOOLEAN", "DATETIME"] as const;
+
+/** A field's yes-or-no options, each a checkbox of its row: the option, its accessible name, its narrow-window title. */
+const FLAGS = [
+  ["required", (name: string) => `${name} is required`, "Required"],
+  ["unique", (name: string) => `${name} is unique`, "Unique"],
+  ["index", (name: string) => `Index ${name}`, "Index"],
+] as const;
 const TEXT_TYPES = new Set(["TEXT", "PARAGRAPH", "EMAIL", "PHONE"]);
 const ON_DELETE = [
   ["restrict", "restrict (refuse while referenced)"],
@@ -832,36 +839,18 @@ function FieldRow({
             <option value={field.type}>{field.type}</option>
           )}
         </select>
-        <label class="cell-check">
-          <input
-            type="checkbox"
-            id={id("required")}
-            aria-label={`${name} is required`}
-            checked={field.required === true}
-            onChange={(event) => set("required", (event.target as HTMLInputElement).checked)}
-          />
-          <span class="narrow-only">Required</span>
-        </label>
-        <label class="cell-check">
-          <input
-            type="checkbox"
-            id={id("unique")}
-            aria-label={`${name} is unique`}
-            checked={field.unique === true}
-            onChange={(event) => set("unique", (event.target as HTMLInputElement).checked)}
-          />
-          <span class="narrow-only">Unique</span>
-        </label>
-        <label class="cell-check">
-          <input
-            type="checkbox"
-            id={id("index")}
-            aria-label={`Index ${name}`}
-            checked={field.index === true}
-            onChange={(event) => set("index", (event.target as HTMLInputElement).checked)}
-          />
-          <span class="narrow-only">Index</span>
-        </label>
+        {FLAGS.map(([flag, label, title]) => (
+          <label class="cell-check" key={flag}>
+            <input
+              type="checkbox"
+              id={id(flag)}
+              aria-label={label(name)}
+              checked={field[flag] === true}
+              onChange={(event) => set(flag, (event.target as HTMLInputElement).checked)}
+            />
+            <span class="narrow-only">{title}</span>
+          </label>
+        ))}
         {field.type === "BOOLEAN" ? (
           <select
             id={id("default")}
