@@ -7,7 +7,7 @@
 //     write the tree, write the first migration.
 // How its cost grows: the CLI alone (fresh, then over its own output) on manifests of 50, 200 and 1,000 tables (BENCH_GENERATION_TABLES, a comma list: `50,200` leaves 1,000 out), generationGrowth().
 // Run alone with `npx tsx bench/synthetic.ts [tables…]`; bench/run.ts calls both.
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { loadavg } from "node:os";
 import { basename, join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -110,6 +110,12 @@ export interface GenerationRun {
   /** CLI, fresh output directory, and over its own output: each run's wall time, ms. */
   cliFresh: number[];
   cliUnchanged: number[];
+  /**
+   * The same runs' CPU time (user + system, every thread of the CLI's process), ms: on a machine
+   * others share, the figure that their load moves least.
+   */
+  cpuFresh: number[];
+  cpuUnchanged: number[];
   /** The 1-minute load average before each fresh run (2 cores: above 2, something else competed). */
   load: number[];
 }
@@ -131,13 +137,21 @@ export async function generationGrowth(
         bytes: 0,
         cliFresh: [],
         cliUnchanged: [],
+        cpuFresh: [],
+        cpuUnchanged: [],
         load: [],
       };
       for (let i = 1; i <= runs; i++) {
         run.load.push(loadavg()[0]!);
-        run.cliFresh.push(await tablegenGenerate(manifest, join(dir, `cli-${i}`)));
+        const { wall, cpu } = await timedGenerate(manifest, join(dir, `cli-${i}`));
+        run.cliFresh.push(wall);
+        run.cpuFresh.push(cpu);
       }
-      for (let i = 1; i <= runs; i++) run.cliUnchanged.push(await tablegenGenerate(manifest, join(dir, "cli-1")));
+      for (let i = 1; i <= runs; i++) {
+        const { wall, cpu } = await timedGenerate(manifest, join(dir, "cli-1"));
+        run.cliUnchanged.push(wall);
+        run.cpuUnchanged.push(cpu);
+      }
       const listing = await readFile(join(dir, "cli-1", ".tablegen-files"), "utf8");
       const paths = listing
         .split("\n")
@@ -151,6 +165,27 @@ export async function generationGrowth(
     }
   }
   return results;
+}
+
+/**
+ * `tablegen generate` as a user runs it (`node bin/tablegen.js generate`), its wall time and its
+ * process's CPU time, ms: a module preloaded into the CLI's process writes `process.cpuUsage()`
+ * (user and system time of all its threads) to a file as it exits.
+ */
+async function timedGenerate(manifest: string, out: string): Promise<{ wall: number; cpu: number }> {
+  const usage = `${out}.cpu.json`;
+  const preload = `data:text/javascript,${encodeURIComponent(
+    `import { writeFileSync } from "node:fs"; process.on("exit", () => writeFileSync(${JSON.stringify(usage)}, JSON.stringify(process.cpuUsage())));`,
+  )}`;
+  const start = performance.now();
+  await execa(process.execPath, ["--import", preload, TABLEGEN, "generate", "--manifest", manifest, "--out", out], {
+    cwd: REPO,
+    timeout: 120_000,
+  });
+  const wall = performance.now() - start;
+  const { user, system } = JSON.parse(await readFile(usage, "utf8")) as { user: number; system: number };
+  await rm(usage);
+  return { wall, cpu: (user + system) / 1000 };
 }
 
 export async function generationBenchmark(tables = 200, runs = settings.generations): Promise<GenerationTimes> {
@@ -200,7 +235,9 @@ export async function generationBenchmark(tables = 200, runs = settings.generati
     const schema = emitPrismaSchema(parsed.model);
     const sql = firstMigrationSql(parsed.model) ?? (await diffSchemas(undefined, schema, target));
     const name = migrationFolderName("init", [], new Date());
-    writeOutput(out, { created: emitMigration({ name, sql, schema, manifest: parsed.manifest }, target, true) });
+    writeOutput(out, {
+      created: await emitMigration({ name, sql, schema, manifest: parsed.manifest }, target, true, loadSources()),
+    });
     const migration = performance.now() - start;
 
     return {

@@ -5,6 +5,7 @@ import { confirm, input, select } from "@inquirer/prompts";
 import { UserError } from "../errors.ts";
 import { renderer } from "../emit/templates.ts";
 import { DATABASES, PROJECT_NAME, type Database } from "../manifest/schema.ts";
+import { templatePath } from "../targets/target.ts";
 import { makeDirectory, removeDirectories } from "./directories.ts";
 import { loadSources } from "./host.ts";
 import { envFile, gitignoreContent } from "./project-files.ts";
@@ -22,6 +23,9 @@ export interface InitOptions {
   timeout?: string;
   maxRepairs?: string;
 }
+
+/** The starter manifest's template, rendered with the answers. */
+export const INIT_MANIFEST = templatePath<InitAnswers>("init/tablegen.yaml.hbs");
 
 interface InitAnswers {
   project: string;
@@ -62,7 +66,7 @@ async function initIn(target: string, options: InitOptions, interactive: boolean
   const answers = review ? await ask(target, options, aiSettings === undefined) : defaults(target, options);
 
   const render = renderer(loadSources());
-  let manifest = render("init/tablegen.yaml.hbs", answers);
+  let manifest = render(INIT_MANIFEST, answers);
   let database = answers.database;
   if (ai && aiSettings && options.ai !== undefined) {
     // The project name and an explicitly chosen database are the user's, whatever the model says.

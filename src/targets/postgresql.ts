@@ -1,11 +1,10 @@
 import type { Field, Model, Table, ValueKind } from "../model/types.ts";
 import type { Rename } from "../migrate/plan.ts";
 import { positionalSql } from "../manifest/sql.ts";
-import { Code, tsString } from "../layout/typescript.ts";
 import { renamedIndexes } from "./renames.ts";
 import { literal, quote, recordFinishedSql, scratchTables, statement } from "./sql.ts";
-import { defaultDateTime, tableContext, type Storage } from "./tables.ts";
-import { DATABASE_MODULES, type Target } from "./target.ts";
+import { defaultDateTime, tableContext, type Storage, type TableContext } from "./tables.ts";
+import { DATABASE_MODULES, templatePath, type Target } from "./target.ts";
 
 /** PostgreSQL takes booleans as they are and date-times as ISO text truncated to seconds; `$n` parameters. */
 const storage: Storage = {
@@ -16,17 +15,25 @@ const storage: Storage = {
   storedDefault(field) {
     const fallback = field.default!;
     if (fallback.kind === "now") return "storedNow()";
-    if (field.kind === "datetime") return tsString(`${defaultDateTime(fallback.value)}Z`);
-    return typeof fallback.value === "string" ? tsString(fallback.value) : String(fallback.value);
+    if (field.kind === "datetime") return JSON.stringify(`${defaultDateTime(fallback.value)}Z`);
+    return JSON.stringify(fallback.value);
   },
-  statement: (name, sql) => ({ name, text: new Code(`\`${sql}\``) }),
 };
 
-export const postgresql: Target = {
+/** The context of `templates/server/postgresql/table.ts.hbs`. */
+export interface PostgresTableContext extends TableContext {
+  sql: TableContext["sql"] & { batch: string };
+  /** The table's float fields, whose JSON text JavaScript rewrites (values.ts's jsonDoubles). */
+  doubles: string[];
+  /** The values of the insert and update statements, as code, in their parameters' order. */
+  createValues: string[];
+  updateValues: string[];
+}
+
+export const postgresql: Target<PostgresTableContext> = {
   database: "postgresql",
   provider: "postgresql",
   files: DATABASE_MODULES,
-  templates: {},
   runtimeFiles: { "src/prisma-adapter.ts": "prisma-adapter.ts" },
   dependencies: ["@prisma/adapter-pg", "pg"],
   devDependencies: ["@types/pg"],
@@ -54,6 +61,7 @@ export const postgresql: Target = {
     return typeof fallback.value === "string" ? literal(fallback.value) : String(fallback.value);
   },
 
+  tableModule: templatePath<PostgresTableContext>("server/postgresql/table.ts.hbs"),
   tableContext(table, model) {
     const context = tableContext(table, model, storage);
     const doubles = table.fields.filter((field) => field.kind === "float").map((field) => field.name);
@@ -61,15 +69,14 @@ export const postgresql: Target = {
       ...context,
       sql: { ...context.sql, batch: batchSql(table) },
       doubles,
-      // The values of the insert and update statements, in their parameters' order.
       createValues: [
         ...(table.id === "uuid" ? ["randomUUID()"] : []),
         ...context.fields.map((field) => field.createValue),
-      ].map((value) => new Code(value)),
+      ],
       updateValues: [
         "id",
         ...context.fields.flatMap((field) => [`${JSON.stringify(field.name)} in changes`, field.changeValue]),
-      ].map((value) => new Code(value)),
+      ],
       valueHelpers: [...(doubles.length > 0 ? ["jsonDoubles"] : []), ...context.valueHelpers],
     };
   },

@@ -1,11 +1,10 @@
 import type { Field, Model, Table } from "../model/types.ts";
 import type { Rename } from "../migrate/plan.ts";
 import { prismaModels } from "../migrate/schema-updates.ts";
-import { Call, Code, tsString } from "../layout/typescript.ts";
 import { renamedIndexes } from "./renames.ts";
 import { literal, quote, recordFinishedSql, scratchTables } from "./sql.ts";
-import { TS_TYPES, defaultDateTime, tableContext, type Storage } from "./tables.ts";
-import { DATABASE_MODULES, type Target } from "./target.ts";
+import { TS_TYPES, defaultDateTime, tableContext, type Storage, type TableContext } from "./tables.ts";
+import { DATABASE_MODULES, templatePath, type Target } from "./target.ts";
 
 /** Functions of the server's values.ts that read a stored value back into the API's. */
 const READERS: Partial<Record<Field["kind"], string>> = { boolean: "apiBoolean", datetime: "apiDateTime" };
@@ -24,20 +23,26 @@ const storage: Storage = {
     if (fallback.kind === "now") return "storedNow()";
     if (field.kind === "boolean") return String(Number(fallback.value));
     if (field.kind === "datetime") return JSON.stringify(storedDateTime(fallback.value));
-    return typeof fallback.value === "string" ? tsString(fallback.value) : String(fallback.value);
+    return JSON.stringify(fallback.value);
   },
-  statement: (_name, sql) => new Call("db.prepare", [new Code(`\`${sql}\``)]),
 };
+
+/** The context of `templates/server/sqlite/table.ts.hbs`. */
+export interface SqliteTableContext extends TableContext {
+  /** Rows differ from records only when a value is stored in another form. */
+  converted: boolean;
+  /** A row's fields as SQLite holds them, each with the values.ts function that reads it back, if any. */
+  rowFields: { name: string; type: string; required: boolean; reader: string | undefined }[];
+}
 
 /** A date-time literal as SQLite stores it. */
 const storedDateTime = (value: string | number | boolean) => `${defaultDateTime(value)}.000+00:00`;
 
-export const sqlite: Target = {
+export const sqlite: Target<SqliteTableContext> = {
   database: "sqlite",
   provider: "sqlite",
   // wal.ts: `npm run migrate` switches the database file to WAL mode once.
   files: [...DATABASE_MODULES, "wal.ts"],
-  templates: {},
   runtimeFiles: { "src/prisma-adapter.ts": "sqlite-prisma-adapter.ts" },
   dependencies: ["@prisma/adapter-better-sqlite3", "better-sqlite3"],
   devDependencies: ["@types/better-sqlite3"],
@@ -64,12 +69,12 @@ export const sqlite: Target = {
     return typeof fallback.value === "string" ? literal(fallback.value) : String(fallback.value);
   },
 
+  tableModule: templatePath<SqliteTableContext>("server/sqlite/table.ts.hbs"),
   tableContext(table: Table, model: Model) {
     const converted = table.fields.filter((field) => READERS[field.kind] !== undefined);
     const context = tableContext(table, model, storage);
     return {
       ...context,
-      /** Rows differ from records only when a value is stored in another form. */
       converted: converted.length > 0,
       rowFields: table.fields.map((field) => ({
         name: field.name,

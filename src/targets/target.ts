@@ -2,6 +2,18 @@ import type { Database } from "../manifest/schema.ts";
 import type { Field, FieldDefault, Model, Query, Table } from "../model/types.ts";
 import type { Rename } from "../migrate/plan.ts";
 
+declare const contextType: unique symbol;
+
+/**
+ * A template's path in tablegen's `templates/` folder, typed with the context it is rendered with:
+ * the renderer (src/emit/templates.ts) takes only that context with it, so a property renamed where
+ * a context is built fails the type check.
+ */
+export type TemplatePath<Context> = string & { readonly [contextType]: Context };
+
+/** The path of a template rendered with a `Context`. */
+export const templatePath = <Context>(path: string) => path as TemplatePath<Context>;
+
 /**
  * The modules every database's folder provides, which the shared code imports: the driver and its
  * pool or connection, constraint errors, list statements, the Prisma Client, custom queries, the
@@ -24,14 +36,12 @@ export const DATABASE_MODULES = [
  * Its templates live in `templates/server/<database>/` (files copied as they are, a table module
  * template, and partials the shared templates call). Adding a database means adding a target.
  */
-export interface Target {
+export interface Target<TableModuleContext = unknown> {
   readonly database: Database;
   /** Prisma's datasource provider. */
   readonly provider: string;
   /** Files of `templates/server/<database>/` copied as they are into the server's `src/`. */
   readonly files: readonly string[];
-  /** Server path → template of `templates/server/<database>/`, rendered with the model's context. */
-  readonly templates: Readonly<Record<string, string>>;
   /** Server path → file of `src/runtime/` that the server runs too. */
   readonly runtimeFiles: Readonly<Record<string, string>>;
   /** npm packages of the server: what it runs on and what it is developed with. */
@@ -61,8 +71,9 @@ export interface Target {
   /** Prisma attributes of a uuid id after `@id @default(uuid())`. */
   readonly uuidIdAttributes: string[];
 
-  /** The context of the database's table module template (`templates/server/<database>/table.ts.hbs`). */
-  tableContext(table: Table, model: Model): object;
+  /** The database's table module template (`templates/server/<database>/table.ts.hbs`), and its context. */
+  readonly tableModule: TemplatePath<TableModuleContext>;
+  tableContext(table: Table, model: Model): TableModuleContext;
   /** A custom query's SQL with its parameters as the driver binds them. */
   querySql(query: Query): string;
   /**
