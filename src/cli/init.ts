@@ -5,6 +5,7 @@ import { confirm, input, select } from "@inquirer/prompts";
 import { UserError } from "../errors.ts";
 import { renderer } from "../emit/templates.ts";
 import { DATABASES, PROJECT_NAME, type Database } from "../manifest/schema.ts";
+import { targetFor } from "../targets/index.ts";
 import { templatePath } from "../targets/target.ts";
 import { makeDirectory, removeDirectories } from "./directories.ts";
 import { loadSources } from "./host.ts";
@@ -114,10 +115,7 @@ async function ask(target: string, options: InitOptions, askExample: boolean): P
       ? databaseOption(options.db)
       : await select<Database>({
           message: "Database",
-          choices: [
-            { name: "SQLite (a file, nothing to install)", value: "sqlite" },
-            { name: "PostgreSQL", value: "postgresql" },
-          ],
+          choices: DATABASES.map((value) => ({ name: targetFor(value).choice, value })),
         });
   const example =
     askExample &&

@@ -113,7 +113,7 @@ export async function migrate(
     );
   }
   try {
-    await deployMigrations(outDir, url);
+    await deployMigrations(outDir, url, target);
   } catch (error) {
     const failed = await forgetFailedMigrations(model.database, url, outDir);
     if (written) removeCreated(outDir, written);

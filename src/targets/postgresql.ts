@@ -2,7 +2,7 @@ import type { Field, Model, Table, ValueKind } from "../model/types.ts";
 import type { Rename } from "../migrate/plan.ts";
 import { positionalSql } from "../manifest/sql.ts";
 import { renamedIndexes } from "./renames.ts";
-import { literal, quote, recordFinishedSql, scratchTables, statement } from "./sql.ts";
+import { literal, plainDefault, quote, recordFinishedSql, statement, tableLines } from "./sql.ts";
 import { defaultDateTime, tableContext, type Storage, type TableContext } from "./tables.ts";
 import { DATABASE_MODULES, templatePath, type Target } from "./target.ts";
 
@@ -39,6 +39,7 @@ export const postgresql: Target<PostgresTableContext> = {
   devDependencies: ["@types/pg"],
   migrateScript: "prisma migrate deploy",
   label: "PostgreSQL",
+  choice: "PostgreSQL",
   implicitDatabaseUrl: undefined,
   defaultDatabaseUrl: (project) => `postgresql://postgres@localhost:5432/${project.replace(/-/g, "_")}`,
   placeholderUrl: "postgresql://tablegen@localhost:5432/tablegen",
@@ -87,18 +88,33 @@ export const postgresql: Target<PostgresTableContext> = {
       query.params.map((param) => param.name),
     ),
 
-  scratchSchema: (model) =>
-    scratchTables(model, {
-      id: { number: "SERIAL PRIMARY KEY", uuid: "UUID PRIMARY KEY" },
-      types: {
-        float: "DOUBLE PRECISION",
+  // PostgreSQL gives every output column a type, whatever computes it.
+  columnKind: (_model, { typeId }) => (typeId === undefined ? undefined : RESULT_KINDS[typeId]),
+
+  tableSql: {
+    id: (table) => (table.id === "uuid" ? `"id" UUID NOT NULL` : `"id" SERIAL NOT NULL`),
+    type(field) {
+      if (field.kind === "text") return field.maxLength === undefined ? "TEXT" : `VARCHAR(${field.maxLength})`;
+      return {
         integer: "INTEGER",
+        float: "DOUBLE PRECISION",
         uuid: "UUID",
-        text: "TEXT",
         boolean: "BOOLEAN",
         datetime: "TIMESTAMPTZ(0)",
-      },
-    }),
+      }[field.kind];
+    },
+    defaultSql(field) {
+      const fallback = field.default!;
+      if (fallback.kind === "now") return "CURRENT_TIMESTAMP";
+      if (field.kind === "datetime") return `'${defaultDateTime(fallback.value).replace("T", " ")} +00:00'`;
+      return plainDefault(field);
+    },
+    body: (table, columns) =>
+      `${tableLines(columns)},\n\n    CONSTRAINT "${constraintName(table.name, "pkey")}" PRIMARY KEY ("id")`,
+    name: (base, suffix) => constraintName(base, suffix),
+    foreignKeysApart: true,
+    referenceSpace: "",
+  },
 
   recordFinished: (name) => recordFinishedSql(name, "now()"),
   migrationScript: (sql) => `BEGIN;\n\n${sql.trim()}\n\nCOMMIT;\n`,
@@ -106,6 +122,12 @@ export const postgresql: Target<PostgresTableContext> = {
   diffSql: (sql) => sql,
   renameSql,
 };
+
+/** PostgreSQL keeps names of up to 63 bytes: Prisma cuts the base of a longer one. */
+const MAX_NAME = 63;
+
+/** A constraint's name as Prisma makes it: `<base>_<suffix>`, the base cut to fit MAX_NAME. */
+const constraintName = (base: string, suffix: string) => `${base.slice(0, MAX_NAME - suffix.length - 1)}_${suffix}`;
 
 /**
  * A field as the JSON text of the answers: date-times in the API's form (sessions run in UTC), and
@@ -196,7 +218,7 @@ function renameSql(renames: Rename[], renamedPrevious: Model): string {
  * OID): the generated server's pg type parsers (db.ts) read these types as the kinds say. Other
  * types (date, json, arrays, intervals…) are answered as the pg driver reads them, untyped.
  */
-export const RESULT_KINDS: Readonly<Record<number, ValueKind>> = {
+const RESULT_KINDS: Readonly<Record<number, ValueKind>> = {
   16: "boolean", // bool
   20: "integer", // int8 (count, sum of integers)
   21: "integer", // int2

@@ -2,7 +2,8 @@ import type { Field, Model, Table } from "../model/types.ts";
 import type { Rename } from "../migrate/plan.ts";
 import { prismaModels } from "../migrate/schema-updates.ts";
 import { renamedIndexes } from "./renames.ts";
-import { literal, quote, recordFinishedSql, scratchTables } from "./sql.ts";
+import { columnKind } from "../model/build.ts";
+import { literal, plainDefault, quote, recordFinishedSql, tableLines } from "./sql.ts";
 import { TS_TYPES, defaultDateTime, tableContext, type Storage, type TableContext } from "./tables.ts";
 import { DATABASE_MODULES, templatePath, type Target } from "./target.ts";
 
@@ -48,6 +49,7 @@ export const sqlite: Target<SqliteTableContext> = {
   devDependencies: ["@types/better-sqlite3"],
   migrateScript: "prisma migrate deploy && node run.js wal",
   label: "SQLite",
+  choice: "SQLite (a file, nothing to install)",
   implicitDatabaseUrl: "file:./data.db",
   defaultDatabaseUrl: () => "file:./data.db",
   placeholderUrl: "file:./tablegen-diff.db",
@@ -86,19 +88,30 @@ export const sqlite: Target<SqliteTableContext> = {
     };
   },
 
+  tableSql: {
+    id: (table) =>
+      table.id === "uuid" ? `"id" TEXT NOT NULL PRIMARY KEY` : `"id" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT`,
+    type: (field) =>
+      ({ integer: "INTEGER", float: "REAL", text: "TEXT", uuid: "TEXT", boolean: "BOOLEAN", datetime: "DATETIME" })[
+        field.kind
+      ],
+    defaultSql(field) {
+      const fallback = field.default!;
+      // The schema's dbgenerated(...) text (prismaDateTimeDefault), as the server stores date-times.
+      if (fallback.kind === "now") return `(strftime('${STORED_DATETIME}', 'now'))`;
+      if (field.kind === "datetime") return `'${storedDateTime(fallback.value)}'`;
+      return plainDefault(field);
+    },
+    body: (_table, columns, constraints) => tableLines([...columns, ...constraints]),
+    name: (base, suffix) => `${base}_${suffix}`,
+    foreignKeysApart: false,
+    referenceSpace: " ",
+  },
+
   querySql: (query) => query.sql,
-  scratchSchema: (model) =>
-    scratchTables(model, {
-      id: { number: "INTEGER PRIMARY KEY", uuid: "TEXT PRIMARY KEY" },
-      types: {
-        float: "REAL",
-        integer: "INTEGER",
-        uuid: "TEXT",
-        text: "TEXT",
-        boolean: "BOOLEAN",
-        datetime: "DATETIME",
-      },
-    }),
+  // SQLite names the table column an output column is taken from; a computed one has no type here.
+  columnKind: (model, { table, column }) => (table && column ? columnKind(model, table, column) : undefined),
+  untypedColumnsFrom: "postgresql",
 
   recordFinished: (name) => recordFinishedSql(name, "strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now')"),
   migrationScript: wrapMigration,
