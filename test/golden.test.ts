@@ -4,19 +4,30 @@ import { join, relative } from "node:path";
 import { check } from "prettier";
 import { describe, expect, it } from "vitest";
 import { loadSources, readManifestFile } from "../src/cli/host.ts";
-import { emitServer, prettierConfig } from "../src/emit/index.ts";
+import { firstMigrationSql } from "../src/emit/first-migration.ts";
+import { generatedHeader } from "../src/emit/header.ts";
+import { emitFiles, emitServer, prettierConfig } from "../src/emit/index.ts";
+import { emitMigration, MIGRATIONS, migrationFolderName } from "../src/emit/migration.ts";
+import { emitPrismaSchema } from "../src/emit/prisma-schema.ts";
 import { DATABASES, type Database } from "../src/manifest/schema.ts";
-import type { FileTree } from "../src/tree/file-tree.ts";
+import { targetFor } from "../src/targets/index.ts";
 import { describedModel, REPO } from "./helpers/generate.ts";
 
-// The generated tree of every example, and of every one-feature case on each database, is kept
-// under test/golden/ as real files: test/golden/<example>/ and test/golden/cases/<case>/<database>/.
-// Refresh them with `npm run golden:update` (vitest -u), which also removes orphaned ones.
+// What `tablegen generate` writes into a new server, for every example and every one-feature case on
+// each database, is kept under test/golden/ as real files: the files rendered for the manifest under
+// test/golden/<example>/ and test/golden/cases/<case>/<database>/, its first migration among them;
+// the files every server gets as they are from tablegen's own sources (templates/server,
+// src/runtime), the same whatever the manifest, once under test/golden/static/ (by their path in
+// the server, under static/<database>/ for the database's own), without the header line that names
+// the manifest. Refresh them with `npm run golden:update` (vitest -u), which also removes orphaned ones.
 const GOLDEN = join(REPO, "test", "golden");
 const CASES = join(GOLDEN, "cases");
+const STATIC = join(GOLDEN, "static");
 const updating = process.env.GOLDEN_UPDATE === "1";
 const yamlNames = async (dir: string) =>
   (await readdir(dir)).filter((file) => file.endsWith(".yaml")).map((file) => file.slice(0, -5));
+/** The first migration's folder in every fixture: generate names it after the time it runs. */
+const FIRST_MIGRATION = migrationFolderName("init", [], new Date("2024-01-01T00:00:00Z"));
 
 interface Fixture {
   name: string;
@@ -41,17 +52,52 @@ const fixtures: Fixture[] = [
   ),
 ];
 
-/** A fixture's generated tree, as `tablegen generate` writes it. */
-async function generated({ manifest, database }: Fixture): Promise<FileTree> {
-  const compiled = readManifestFile(manifest);
-  const model = await describedModel(database ? { ...compiled.manifest, database } : compiled.manifest);
-  const name = manifest.slice(manifest.lastIndexOf("/") + 1);
-  return emitServer(model, { manifestName: name, sources: loadSources() });
+interface Generated {
+  database: Database;
+  /** Every file generate writes into a new server, its first migration included. */
+  files: Map<string, string>;
+  /** Those copied as they are from tablegen's own sources, without their header. */
+  copied: Map<string, string>;
+  /** The rest: what the manifest makes. */
+  rendered: Map<string, string>;
 }
 
-/** A fixture's tree generated once, for the tests that only read it. */
-const trees = new Map<Fixture, Promise<FileTree>>();
-function tree(fixture: Fixture): Promise<FileTree> {
+/** A fixture's server as `tablegen generate` writes it into a new directory. */
+async function generated({ manifest, database }: Fixture): Promise<Generated> {
+  const { manifest: raw } = readManifestFile(manifest);
+  const written = database ? { ...raw, database } : raw;
+  const model = await describedModel(written);
+  const manifestName = manifest.slice(manifest.lastIndexOf("/") + 1);
+  const sources = loadSources();
+  const tree = await emitServer(model, { manifestName, sources });
+  // As generate writes it (src/cli/generate.ts): every fixture's is emitted from the model.
+  const sql = firstMigrationSql(model);
+  if (sql === undefined) throw new Error(`${manifestName}: its first migration would be Prisma's`);
+  const migration = await emitMigration(
+    {
+      name: FIRST_MIGRATION,
+      sql,
+      schema: emitPrismaSchema(model),
+      manifest: written,
+    },
+    targetFor(model.database),
+    true,
+    sources,
+  );
+  const files = new Map([...tree, ...migration]);
+  const { copied: copiedPaths } = emitFiles(model, sources);
+  const copied = new Map<string, string>();
+  const rendered = new Map<string, string>();
+  for (const [path, content] of files) {
+    if (!copiedPaths.has(path)) rendered.set(path, content);
+    else copied.set(path, generatedHeader(path, manifestName) ? content.slice(content.indexOf("\n") + 1) : content);
+  }
+  return { database: model.database, files, copied, rendered };
+}
+
+/** A fixture's files generated once, for the tests that only read them. */
+const trees = new Map<Fixture, Promise<Generated>>();
+function tree(fixture: Fixture): Promise<Generated> {
   let generatedTree = trees.get(fixture);
   if (!generatedTree) trees.set(fixture, (generatedTree = generated(fixture)));
   return generatedTree;
@@ -71,19 +117,25 @@ const code = (text: string) =>
     .filter((line) => !/^\s*(\/\/.*)?$/.test(line))
     .join("\n");
 
+/** Compares files with the golden ones under a folder, and fails on (or, updating, removes) orphaned ones. */
+async function matchFolder(folder: string, files: ReadonlyMap<string, string>): Promise<void> {
+  for (const [path, content] of files) await expect(content, path).toMatchFileSnapshot(join(folder, path));
+  const orphans = (await filesUnder(folder)).filter((path) => !files.has(path));
+  if (updating) for (const path of orphans) await rm(join(folder, path));
+  else expect(orphans, "orphaned golden files: run npm run golden:update").toEqual([]);
+}
+
 describe.each(fixtures)("golden files of $name", (fixture) => {
-  it("match the generated tree file by file, with no orphan", async () => {
-    const files = await tree(fixture);
-    for (const [path, content] of files) await expect(content, path).toMatchFileSnapshot(join(fixture.golden, path));
-    const orphans = (await filesUnder(fixture.golden)).filter((path) => !files.has(path));
-    if (updating) for (const path of orphans) await rm(join(fixture.golden, path));
-    else expect(orphans, "orphaned golden files: run npm run golden:update").toEqual([]);
+  it("match the generated tree file by file, its first migration included, with no orphan", async () => {
+    const { rendered } = await tree(fixture);
+    expect([...rendered.keys()]).toContain(`${MIGRATIONS}/${FIRST_MIGRATION}/tablegen.json`);
+    await matchFolder(fixture.golden, rendered);
   });
 
   it("is formatted: prettier --check passes every TypeScript, JSON and Markdown file", async () => {
     const config = prettierConfig(loadSources());
     const unformatted: string[] = [];
-    for (const [path, content] of await tree(fixture)) {
+    for (const [path, content] of (await tree(fixture)).files) {
       if (/\.(ts|json|md)$/.test(path) && !(await check(content, { ...config, filepath: path })))
         unformatted.push(path);
     }
@@ -91,7 +143,9 @@ describe.each(fixtures)("golden files of $name", (fixture) => {
   });
 
   it("opens every file a user must not edit with the generated-file header", async () => {
-    const headless = [...(await tree(fixture))]
+    const headless = [...(await tree(fixture)).files]
+      // Migrations are written once and kept as history, each file saying so in its own way.
+      .filter(([path]) => !path.startsWith(`${MIGRATIONS}/`))
       .filter(
         ([path]) => !/(^|\/)(package\.json|\.prettierrc\.json|\.tablegen-files)$|^openapi\/v\d+\.json$/.test(path),
       )
@@ -103,7 +157,9 @@ describe.each(fixtures)("golden files of $name", (fixture) => {
   it("holds no copy: no two files share their code, comments aside", async () => {
     const seen = new Map<string, string>();
     const copies: string[] = [];
-    for (const [path, content] of await tree(fixture)) {
+    // A migration keeps the Prisma schema it leads to: the first one's is the server's.
+    for (const [path, content] of (await tree(fixture)).files) {
+      if (path.startsWith(`${MIGRATIONS}/`)) continue;
       const key = code(content);
       const first = seen.get(key);
       if (first !== undefined && key.length > 0) copies.push(`${path} = ${first}`);
@@ -113,6 +169,30 @@ describe.each(fixtures)("golden files of $name", (fixture) => {
   });
 
   it("is byte-identical when generated twice", async () => {
-    expect([...(await generated(fixture))]).toEqual([...(await generated(fixture))]);
+    expect([...(await generated(fixture)).files]).toEqual([...(await tree(fixture)).files]);
+  });
+});
+
+describe("the files every server gets as they are", () => {
+  it("are stored once under test/golden/static/, the database's own under static/<database>/", async () => {
+    // Each file's content by database, over every fixture: the same in every fixture of a database.
+    const byPath = new Map<string, Map<Database, string>>();
+    for (const fixture of fixtures) {
+      const { database, copied } = await tree(fixture);
+      for (const [path, content] of copied) {
+        const contents = byPath.get(path) ?? new Map<Database, string>();
+        const other = contents.get(database);
+        if (other !== undefined) expect(content, `${path} in ${fixture.name}`).toBe(other);
+        byPath.set(path, contents.set(database, content));
+      }
+    }
+    const stored = new Map<string, string>();
+    for (const [path, contents] of byPath) {
+      const distinct = new Set(contents.values());
+      if (distinct.size === 1 && contents.size === DATABASES.length) stored.set(path, [...distinct][0]!);
+      else for (const [database, content] of contents) stored.set(`${database}/${path}`, content);
+    }
+    expect(stored.size).toBeGreaterThan(20);
+    await matchFolder(STATIC, stored);
   });
 });
