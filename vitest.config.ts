@@ -13,7 +13,10 @@ export default defineConfig({
     // (test/helpers/shared-examples.ts), which are never written to once ready.
     pool: "forks",
     maxWorkers: 4,
-    testTimeout: 30_000,
-    hookTimeout: 120_000,
+    // No test has a clock of its own: each waits on events (a server's "Listening on" line, a
+    // process's exit, an answer, a file appearing), so a loaded machine makes it slower, not red.
+    // This backstop only ends a test or hook that hangs.
+    testTimeout: 600_000,
+    hookTimeout: 600_000,
   },
 });

@@ -1,7 +1,7 @@
 import { cp, readFile, writeFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { REPO, scratchDir } from "./helpers/generate.ts";
 import { answersOutsideDocuments, client, failure, type Client } from "./helpers/http.ts";
 import type { LiveDatabase } from "./helpers/live-db.ts";
@@ -103,7 +103,7 @@ for (const database of ["sqlite", "postgresql"] as const) {
       api = client(`${server.url}/blog`, KEY);
       const user = await api.post("/users/v1/create", { name: "Ada", email: "ada@example.com" });
       userId = (user.body as Envelope<{ id: number }>).data.id;
-    }, 120_000);
+    });
 
     afterAll(async () => {
       await server?.stop();
@@ -117,7 +117,7 @@ for (const database of ["sqlite", "postgresql"] as const) {
       // The version is the request's.
       expect((await api.post("/posts/v2/create", { title: "Second", user_id: userId })).status).toBe(201);
       expect(await audits()).toContain("audit v2 Second");
-      await vi.waitFor(() => expect(server.output()).toContain('"msg":"audited"'), { timeout: 5000 });
+      await server.waitForOutput('"msg":"audited"');
     });
 
     it("answers a hook's refusal with its status and exactly its message, and writes nothing", async () => {
@@ -252,12 +252,12 @@ for (const database of ["sqlite", "postgresql"] as const) {
       expect(failing.exitCode).toBe(2);
       expect(failing.stdout).toContain("src/custom/hooks/posts.ts");
       expect(failing.stdout).toContain("Property 'title' does not exist on type");
-    }, 120_000);
+    });
   });
 }
 
 describe("a custom file that exports the wrong thing", () => {
-  it("stops the server at start with one line naming the file", { timeout: 60_000 }, async () => {
+  it("stops the server at start with one line naming the file", async () => {
     const shared = await sharedExample("blog", "sqlite");
     const dir = join(await scratchDir("custom-wrong"), "server");
     await cp(shared.dir, dir, { recursive: true });

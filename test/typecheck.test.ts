@@ -15,7 +15,7 @@ beforeAll(async () => {
 
 describe.each(EXAMPLES)("the generated %s server", (example) => {
   // The shared example has its Prisma Client generated (by `prisma generate`, as `npm install` runs it).
-  it("type-checks under strict mode, with its Prisma Client generated", { timeout: 90_000 }, async () => {
+  it("type-checks under strict mode, with its Prisma Client generated", async () => {
     const { dir } = await sharedExample(example);
     const result = await execa(process.execPath, [TSC, "--noEmit", "-p", "tsconfig.json"], { cwd: dir, reject: false });
     expect(result.stdout + result.stderr).toBe("");
@@ -24,7 +24,7 @@ describe.each(EXAMPLES)("the generated %s server", (example) => {
 });
 
 describe("the generated run.js (npm start)", () => {
-  it("type-checks as JavaScript (// @ts-check) under the server's strict options", { timeout: 90_000 }, async () => {
+  it("type-checks as JavaScript (// @ts-check) under the server's strict options", async () => {
     const { dir } = await sharedExample("blog");
     const options = ["--strict", "--noUncheckedIndexedAccess", "--noUnusedLocals", "--noUnusedParameters"];
     const target = ["--target", "ES2022", "--module", "NodeNext", "--moduleResolution", "NodeNext"];

@@ -1,7 +1,6 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, watch } from "node:fs";
 import { copyFile, mkdir, readFile, rename, writeFile } from "node:fs/promises";
-import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
+import { basename, dirname, join } from "node:path";
 import { execa } from "execa";
 import { inject } from "vitest";
 import { parse } from "yaml";
@@ -22,8 +21,6 @@ import { migrate, transpile } from "./server.ts";
 // that need it meanwhile wait for it, whichever worker process they run in.
 
 const PRISMA = join(REPO, "node_modules", "prisma", "build", "index.js");
-/** Longer than preparing an example takes on a loaded machine, shorter than the hook timeout. */
-const WAIT_MS = 110_000;
 
 interface Prepared {
   dir: string;
@@ -91,7 +88,8 @@ async function prepare(name: string, database: Database | undefined): Promise<Pr
 
 /**
  * Runs `work` once per test run for `key`: the first caller, in any worker process, takes a lock
- * (an exclusive mkdir) and writes the outcome to a file; the others wait for that file.
+ * (an exclusive mkdir) and writes the outcome to a file; the others wait for that file to appear
+ * (an event of its folder, not a clock: on a loaded machine they wait longer).
  */
 async function onceAcrossWorkers(key: string, work: () => Promise<Prepared>): Promise<Prepared> {
   const root = process.env[RUN_ROOT_VARIABLE];
@@ -116,12 +114,31 @@ async function onceAcrossWorkers(key: string, work: () => Promise<Prepared>): Pr
     if ("error" in result) throw new Error(`preparing the shared ${key} example failed:\n${result.error}`);
     return result.example;
   }
-  for (const deadline = Date.now() + WAIT_MS; Date.now() < deadline; await sleep(100)) {
-    const text = await readFile(outcome, "utf8").catch(() => undefined);
-    if (text === undefined) continue;
-    const result = JSON.parse(text) as { example: Prepared } | { error: string };
-    if ("error" in result) throw new Error(`preparing the shared ${key} example failed:\n${result.error}`);
-    return result.example;
-  }
-  throw new Error(`the shared ${key} example was not ready within ${WAIT_MS / 1000} s`);
+  const result = JSON.parse(await appeared(outcome)) as { example: Prepared } | { error: string };
+  if ("error" in result) throw new Error(`preparing the shared ${key} example failed:\n${result.error}`);
+  return result.example;
+}
+
+/** A file's text once it exists: at once, or when its folder says it was made (renamed into place). */
+function appeared(file: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    // Watched before the first look, so that a file made in between is not missed.
+    const watcher = watch(dirname(file));
+    const look = () =>
+      readFile(file, "utf8").then(
+        (text) => {
+          watcher.close();
+          resolve(text);
+        },
+        () => undefined,
+      );
+    watcher.on("change", (_event, name) => {
+      if (name === basename(file)) void look();
+    });
+    watcher.on("error", (error) => {
+      watcher.close();
+      reject(error);
+    });
+    void look();
+  });
 }
