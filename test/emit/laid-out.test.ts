@@ -19,6 +19,8 @@ const manifests = ["examples/blog.yaml", "test/golden/cases/versions.yaml"].map(
   (file) => readManifestFile(join(REPO, file)).manifest,
 );
 const NAMES = ["blog.yaml", `${"a-manifest-with-a-rather-long-name-".repeat(4)}tablegen.yaml`];
+/** Headed files prettier has been asked about already: a file both databases' servers get is asked about once. */
+const checked = new Set<string>();
 
 describe.each(DATABASES)("the files copied as they are into a %s server", (database) => {
   const emitted = manifests.map((manifest) => emitFiles(buildModel({ ...manifest, database }), sources));
@@ -37,8 +39,9 @@ describe.each(DATABASES)("the files copied as they are into a %s server", (datab
     for (const path of laidOut) {
       const header = generatedHeader(path, name);
       const text = header ? `${header}\n${files.get(path)!}` : files.get(path)!;
-      if (!/\.(ts|js|json|md)$/.test(path)) continue;
+      if (!/\.(ts|js|json|md)$/.test(path) || checked.has(`${path}\n${text}`)) continue;
       expect(await format(text, { ...config, filepath: path }), path).toBe(text);
+      checked.add(`${path}\n${text}`);
     }
   });
 });

@@ -11,8 +11,8 @@ import { LENGTHS, modelOf, nameOf, renamed } from "../helpers/renamed.ts";
 // Generation lays out what the templates write with one formatter pass (oxfmt, src/emit/format.ts),
 // and a generated server promises prettier's layout (`npm run format` changes nothing). Prettier is
 // the oracle: each example and one-feature case is generated again with every name it holds
-// (project, tables, fields, queries, parameters) made 2, 9, 24, 40 and 63 characters long, so that
-// the lines the formatter breaks differ, on both databases, and prettier must find every file the
+// (project, tables, fields, queries, parameters) made 2, 24 and 63 characters long (everything on
+// one line, some lines broken, most broken), on both databases, and prettier must find every file the
 // formatter laid out already in its layout.
 
 const sources = loadSources();

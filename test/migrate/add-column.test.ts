@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "vitest";
-import { FIRST, project, tablegen } from "./scenario.ts";
+import { FIRST, migratedProject, project, tablegen } from "./scenario.ts";
 
 // A required field with a default reaches a live SQLite database in place (`ALTER TABLE ... ADD
 // COLUMN`), where Prisma's own diff rebuilds the table and copies every row: the rows keep their
@@ -20,9 +20,7 @@ describe("a required field with a default added to a live sqlite database", () =
   it("is added in place: every row kept, with the default, and the table as a fresh migration makes it", async ({
     expect,
   }) => {
-    const { dir, db, write } = await project("sqlite", FIRST);
-    expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
-    expect((await tablegen(["migrate"], dir)).exitCode).toBe(0);
+    const { dir, db, write } = await migratedProject("sqlite", FIRST);
     await db.exec(
       "INSERT INTO customers (name, phone, notes) VALUES ('Ada', '+44 20 7946 0958', 'first'), ('Grace', NULL, NULL)",
     );

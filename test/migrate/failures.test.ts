@@ -1,7 +1,7 @@
 import { describe, it } from "vitest";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { FIRST, SECOND, postgresUrl, project, tablegen } from "./scenario.ts";
+import { FIRST, SECOND, postgresUrl, migratedProject, project, tablegen } from "./scenario.ts";
 
 // What `tablegen migrate` refuses or fails on, with a live database: nothing written that should
 // not be, and the database left as it was. The same tests run on SQLite and on PostgreSQL, side by
@@ -29,9 +29,7 @@ for (const database of ["sqlite", "postgresql"] as const) {
       it("judges a change by the manifest last applied, even after a change the database did not see", async ({
         expect,
       }) => {
-        const { dir, db, write } = await project(database, FIRST);
-        expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
-        expect((await tablegen(["migrate"], dir)).exitCode).toBe(0);
+        const { dir, db, write } = await migratedProject(database, FIRST);
         // Widened: SQLite stores any length, so only the manifest changes; it is recorded all the same.
         await write(FIRST.replace("maxLength: 20", "maxLength: 40"));
         const widened = await tablegen(["migrate"], dir);
@@ -49,9 +47,7 @@ for (const database of ["sqlite", "postgresql"] as const) {
       it("--create-only writes the migration without touching the database; a failed migration changes nothing", async ({
         expect,
       }) => {
-        const { dir, db, write } = await project(database, FIRST);
-        expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
-        expect((await tablegen(["migrate"], dir)).exitCode).toBe(0);
+        const { dir, db, write } = await migratedProject(database, FIRST);
         await db.exec("INSERT INTO customers (name) VALUES ('Same'), ('Same')");
 
         await write(
@@ -80,9 +76,7 @@ for (const database of ["sqlite", "postgresql"] as const) {
       it("fills the nulls of a field made required with a default first; one without names table and column", async ({
         expect,
       }) => {
-        const { dir, db, write } = await project(database, FIRST);
-        expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
-        expect((await tablegen(["migrate"], dir)).exitCode).toBe(0);
+        const { dir, db, write } = await migratedProject(database, FIRST);
         await db.exec("INSERT INTO customers (name, notes) VALUES ('Ada', NULL), ('Bob', 'kept')");
         const required = (phone: string) =>
           FIRST.replace("      phone: PHONE", `      phone: { type: PHONE, required: true${phone} }`).replace(
@@ -122,9 +116,7 @@ for (const database of ["sqlite", "postgresql"] as const) {
       });
 
       it("recovers in one run from a migrate stopped while a migration ran, saying so", async ({ expect }) => {
-        const { dir, db, write } = await project(database, FIRST);
-        expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
-        expect((await tablegen(["migrate"], dir)).exitCode).toBe(0);
+        const { dir, db, write } = await migratedProject(database, FIRST);
         await db.exec("INSERT INTO customers (name, phone) VALUES ('Ada', '+44 20 7946 0958')");
         await write(SECOND);
         expect((await tablegen(["generate", "--allow-breaking", "v1"], dir)).exitCode).toBe(0);

@@ -1,5 +1,5 @@
 import { describe, it } from "vitest";
-import { FIRST, postgresUrl, project, tablegen } from "./scenario.ts";
+import { FIRST, postgresUrl, migratedProject, tablegen } from "./scenario.ts";
 
 // Indexes reach a live database through `tablegen migrate`: added in place, every row kept, on both
 // databases; the migration says what it does.
@@ -13,9 +13,7 @@ const INDEX_NAMES = {
 for (const database of ["sqlite", "postgresql"] as const) {
   describe.skipIf(database === "postgresql" && !postgresUrl)(`indexes on a live ${database} database`, () => {
     it("adds a field's index and a composite one in place, keeping every row", async ({ expect }) => {
-      const { dir, db, write } = await project(database, FIRST);
-      expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
-      expect((await tablegen(["migrate"], dir)).exitCode).toBe(0);
+      const { dir, db, write } = await migratedProject(database, FIRST);
       // The reference got its index with the first migration.
       expect(await db.value(INDEX_NAMES[database])).toBe("orders_customer_id_idx");
       await db.exec("INSERT INTO customers (name, phone) VALUES ('Ada', '+44 20 7946 0958'), ('Grace', NULL)");

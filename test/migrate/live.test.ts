@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { FIRST, postgresUrl, project, serve, tablegen, type Envelope } from "./scenario.ts";
+import { FIRST, postgresUrl, migratedProject, serve, tablegen, type Envelope } from "./scenario.ts";
 
 // `tablegen migrate` while the server runs: an additive change applies under load and the running
 // server answers every request meanwhile; a change the old server may fail on is named before it is
@@ -15,9 +15,7 @@ const GROWN = FIRST.replace(
 for (const database of ["sqlite", "postgresql"] as const) {
   describe.skipIf(database === "postgresql" && !postgresUrl)(`migrate on a live ${database} server`, () => {
     it("applies an additive change under load, with no failed request before, during or after it", async (context) => {
-      const { dir, db, write } = await project(database, FIRST);
-      expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
-      expect((await tablegen(["migrate"], dir)).exitCode).toBe(0);
+      const { dir, db, write } = await migratedProject(database, FIRST);
       const { api } = await serve(dir, db, context);
       const first = (await api.post("/customers/v1/create", { name: "Ada" })).body as Envelope<{ id: number }>;
 
@@ -62,9 +60,7 @@ for (const database of ["sqlite", "postgresql"] as const) {
     });
 
     it("names the changes a server still running the old code may fail on, before applying them", async () => {
-      const { dir, write } = await project(database, FIRST);
-      expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
-      expect((await tablegen(["migrate"], dir)).exitCode).toBe(0);
+      const { dir, write } = await migratedProject(database, FIRST);
       await write(
         FIRST.replace("      phone: PHONE\n", "").replace(
           "      total: NUMBER\n",
@@ -83,9 +79,7 @@ for (const database of ["sqlite", "postgresql"] as const) {
     it.runIf(database === "sqlite")(
       "says the database is locked, and applies nothing, when a write holds it past the wait",
       async () => {
-        const { dir, write } = await project(database, FIRST);
-        expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
-        expect((await tablegen(["migrate"], dir)).exitCode).toBe(0);
+        const { dir, write } = await migratedProject(database, FIRST);
         const holder = new Database(join(dir, "server", "live.db"));
         holder.exec("BEGIN IMMEDIATE");
         try {
