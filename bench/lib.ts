@@ -1,4 +1,4 @@
-// Helpers shared by bench/run.ts, bench/profile.ts and bench/async-style.ts: the work directory,
+// Helpers shared by bench/run.ts and the parts it runs: the work directory,
 // generating, migrating and transpiling the example, seeding, server processes, /proc readings and
 // load runs.
 import { fork, spawn, type ChildProcess } from "node:child_process";
