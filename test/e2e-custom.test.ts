@@ -8,6 +8,7 @@ import type { LiveDatabase } from "./helpers/live-db.ts";
 import { startTranspiled, transpile, type RunningServer } from "./helpers/server.ts";
 import { exampleDatabase, sharedExample } from "./helpers/shared-examples.ts";
 import { typeCheck } from "./helpers/typecheck.ts";
+import { tablegen as inProcess } from "./migrate/scenario.ts";
 
 // The user's own code in src/custom/ of the generated blog server (issue 14): table hooks that
 // change, refuse and extend writes in one transaction with them, and routes of the user's own,
@@ -15,8 +16,8 @@ import { typeCheck } from "./helpers/typecheck.ts";
 
 const KEY = "custom-key-0123456789";
 const postgresUrl = inject("postgresUrl");
-const tablegen = (args: string[], cwd: string, env: Record<string, string> = {}) =>
-  execa(process.execPath, [join(REPO, "bin/tablegen.js"), ...args], { cwd, reject: false, env });
+/** A tablegen command in this process (test/migrate/scenario.ts), with the environment of the test's own. */
+const tablegen = (args: string[], cwd: string, env: Record<string, string> = {}) => inProcess(args, cwd, env);
 
 /** An audit row written by a hook with the transaction's handle, as each database's driver writes it. */
 const AUDIT = {

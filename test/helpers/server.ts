@@ -20,9 +20,13 @@ export async function migrate(dir: string, env: Record<string, string>): Promise
   await execa("npm", ["run", "--silent", "migrate"], { cwd: dir, env });
 }
 
-/** `npm run transpile` in a generated server: its sources as JavaScript in dist/, what `npm start` does first. */
+/**
+ * `npm run transpile` in a generated server, as the script its package.json holds runs it
+ * (`node run.js`), without npm in between: its sources as JavaScript in dist/, what `npm start`
+ * does first.
+ */
 export async function transpile(dir: string): Promise<void> {
-  await execa("npm", ["run", "--silent", "transpile"], { cwd: dir });
+  await execa(process.execPath, ["run.js"], { cwd: dir });
 }
 
 /** The command `npm start` runs, without npm in between (run.js transpiles only what changed, then runs it). */

@@ -8,6 +8,10 @@ import { watchdog } from "../helpers/watchdog.ts";
 export default function setup() {
   const root = createRunRoot();
   process.env[RUN_ROOT_VARIABLE] = root;
+  // The Prisma processes of the run (Prisma Client generation, a server's npm run migrate) start no
+  // update check of their own: a process more each, and a request to the network.
+  process.env.CHECKPOINT_DISABLE = "1";
+  process.env.PRISMA_HIDE_UPDATE_MESSAGE = "1";
   if (process.env.TABLEGEN_KEEP_TEST_ROOT === "1") {
     return () => console.log(`\n[tablegen] test output kept in ${root}\n`);
   }
