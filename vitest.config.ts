@@ -22,6 +22,8 @@ const UNIT = [
   "test/ai/summary.test.ts",
   "test/cli/init.test.ts",
   "test/cli/queries.test.ts",
+  "test/runtime/api-keys.test.ts",
+  "test/studio/units.test.ts",
 ];
 
 export default defineConfig({

@@ -48,6 +48,8 @@ export const settings = {
   growth: process.env.BENCH_GROWTH !== "0",
   /** BENCH_PG=0 leaves out PostgreSQL (bench/pg.ts: the generated server against the lean pg ceiling). */
   pg: process.env.BENCH_PG !== "0",
+  /** BENCH_KEYS=0 leaves out what API_KEY_<NAME> keys cost a request (bench/keys.ts). */
+  keys: process.env.BENCH_KEYS !== "0",
 };
 
 // ---- processes that must not outlive the benchmark -----------------------------------------
@@ -661,9 +663,9 @@ export const ENDPOINTS: Endpoint[] = [
   },
 ];
 
-/** Runs one load in a child process (bench/load.ts) against a server. */
+/** Runs one load in a child process (bench/load.ts) against a server, with its key (bench/keys.ts) or KEY. */
 export async function load(
-  server: Pick<Server, "base" | "pid">,
+  server: Pick<Server, "base" | "pid"> & { key?: string },
   endpoint: Endpoint,
   duration: number,
   tag: string,
@@ -673,7 +675,7 @@ export async function load(
     method: endpoint.method,
     path: endpoint.path,
     headers: {
-      "x-api-signature": KEY,
+      "x-api-signature": server.key ?? KEY,
       ...(endpoint.body && { "content-type": "application/json" }),
     },
     ...(endpoint.body && { body: endpoint.body }),

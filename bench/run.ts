@@ -36,6 +36,9 @@
 //   7. PostgreSQL (bench/pg.ts): the example generated for PostgreSQL against the lean pg ceiling
 //      (bench/lean-pg.ts) on a throwaway PostgreSQL, one and two processes of each, show, list,
 //      query and create. BENCH_PG=0 leaves it out; `npm run bench -- --pg` runs it alone.
+//   8. keys (bench/keys.ts): the generated server without keys, with keys and the full key, with a
+//      scoped key, with a limited key, and the lean ceiling, on SQLite and PostgreSQL. BENCH_KEYS=0
+//      leaves it out; `npm run bench -- --keys` runs it alone.
 //
 // Environment: BENCH_DURATION (5 s), BENCH_ROUNDS (3), BENCH_WARMUP (1.5 s), BENCH_CONNECTIONS (10),
 // BENCH_STARTS (5), BENCH_GENERATIONS (3), BENCH_ENDPOINTS (show,list,query,create), BENCH_CLUSTER=0
@@ -81,6 +84,7 @@ import type { LoadResult } from "./load.ts";
 import { GENERATION_SIZES, GENERATION_TARGETS, generationGrowth, type GenerationRun } from "./synthetic.ts";
 import { growthBenchmark, renderGrowth, type GrowthResult } from "./growth.ts";
 import { pgBenchmark, renderPg, type PgResult } from "./pg.ts";
+import { keysBenchmark, renderKeys, type KeysResult } from "./keys.ts";
 import { ensurePeers, jsonServerUsers, pocketbaseUsers, type User, type UsersPeer } from "./peers.ts";
 
 /** The SQLite servers (bench/pg.ts loads the PostgreSQL ones). */
@@ -324,6 +328,8 @@ async function main() {
     const growth = settings.growth ? await growthBenchmark() : undefined;
     // 7. PostgreSQL: the generated server against the lean pg ceiling, one and two processes.
     const postgres = settings.pg ? await pgBenchmark(measureRound, running) : undefined;
+    // 8. What keys cost a request: a scoped key, a limited one, beside the full key and the lean ceiling.
+    const keys = settings.keys ? await keysBenchmark(measureRound, running) : undefined;
 
     const totalSeconds = (performance.now() - begun) / 1000;
     const data = {
@@ -344,6 +350,7 @@ async function main() {
       peers,
       growth,
       postgres,
+      keys,
       totalSeconds,
     };
     console.log(render(data));
@@ -569,6 +576,7 @@ function render(data: {
   peers?: PeerResult;
   growth?: GrowthResult;
   postgres?: PgResult<Round>;
+  keys?: KeysResult<Round>;
   totalSeconds: number;
 }): string {
   const { machine, starts, parity, results, afterLoad } = data;
@@ -690,6 +698,7 @@ function render(data: {
   if (data.peers) lines.push(...renderPeers(data.peers));
   if (data.growth) lines.push(...renderGrowth(data.growth));
   if (data.postgres) lines.push(...renderPg(data.postgres));
+  if (data.keys) lines.push(...renderKeys(data.keys));
 
   // Cluster mode next to one process and the ceiling.
   const workers = starts.cluster[0]?.workers ?? clusterRounds[0]?.serverProcesses;
@@ -1033,8 +1042,24 @@ async function pgOnly() {
   log(`raw results: ${json}`);
 }
 
+/** `npm run bench -- --keys`: the keys part alone (bench/keys.ts). */
+async function keysOnly() {
+  log(
+    `keys only: ${settings.rounds} rounds × ${settings.duration} s, ${settings.connections} connections, ${settings.warmup} s warm-up`,
+  );
+  const begun = performance.now();
+  const running: Server[] = [];
+  const keys = await keysBenchmark(measureRound, running);
+  console.log([`## Keys (\`npm run bench -- --keys\`)`, ...renderKeys(keys)].join("\n"));
+  const json = join(REPO, ".tmp", "bench-keys-results.json");
+  await writeFile(json, JSON.stringify({ settings, keys, totalSeconds: (performance.now() - begun) / 1000 }, null, 2));
+  log(`raw results: ${json}`);
+}
+
 if (process.argv.includes("--pg")) {
   await pgOnly();
+} else if (process.argv.includes("--keys")) {
+  await keysOnly();
 } else {
   await main();
 }

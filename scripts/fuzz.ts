@@ -23,6 +23,8 @@ const KEY = "fuzz-key-5b0d1c2e9f7a4c38";
 /** The server's timeouts: short, so that requests left incomplete are answered (408) quickly. */
 const TIMEOUTS = { HEADERS_TIMEOUT_MS: "1000", REQUEST_TIMEOUT_MS: "2000", CONNECTION_TIMEOUT_MS: "5000" };
 const HEAP_MB = 256;
+/** How long the server rests after the run before its memory is read again. */
+const REST_MS = 10_000;
 
 const { values } = parseArgs({
   options: {
@@ -91,21 +93,39 @@ async function fuzzDatabase(database: string, databaseUrl: string): Promise<bool
   });
 
   await seedRecords(url, KEY);
+  const idleRssMb = rssMb(server.pid!, "VmRSS");
   const started = performance.now();
   const report = await runFuzz({ url, key: KEY, seed, count, concurrency, deadlineMs: 8000 });
   const seconds = (performance.now() - started) / 1000;
   const alive =
     server.exitCode === null &&
     (await fetch(`${url}/blog/users/v1/list`, { headers: { "x-api-signature": KEY } })).status === 200;
-  const peakRss = readFileSync(`/proc/${server.pid}/status`, "utf8").match(/VmHWM:\s+(\d+)/)?.[1];
+  const peakRssMb = rssMb(server.pid!, "VmHWM");
+  // At rest after the run: what a long-lived server keeps (V8 returns freed heap to the system lazily).
+  await new Promise((resolve) => setTimeout(resolve, REST_MS));
+  const restRssMb = rssMb(server.pid!, "VmRSS");
   server.kill("SIGTERM");
   await once(server, "exit").catch(() => undefined);
 
-  print(database, report, { seconds, alive, peakRssMb: peakRss ? Math.round(Number(peakRss) / 1024) : undefined });
+  print(database, report, { seconds, alive, idleRssMb, peakRssMb, restRssMb });
   return alive && report.failures.length === 0;
 }
 
-function print(database: string, report: FuzzReport, run: { seconds: number; alive: boolean; peakRssMb?: number }) {
+/** A process's memory from /proc, MB: its resident set now (VmRSS) or at its peak (VmHWM). */
+function rssMb(pid: number, field: "VmRSS" | "VmHWM"): number | undefined {
+  const kb = readFileSync(`/proc/${pid}/status`, "utf8").match(new RegExp(`${field}:\\s+(\\d+)`))?.[1];
+  return kb ? Math.round(Number(kb) / 1024) : undefined;
+}
+
+interface Run {
+  seconds: number;
+  alive: boolean;
+  idleRssMb?: number;
+  peakRssMb?: number;
+  restRssMb?: number;
+}
+
+function print(database: string, report: FuzzReport, run: Run) {
   const statuses = Object.entries(report.byStatus).sort(([a], [b]) => a.localeCompare(b));
   const kinds = Object.entries(report.byKind).sort(([a], [b]) => a.localeCompare(b));
   console.log(
@@ -117,7 +137,7 @@ function print(database: string, report: FuzzReport, run: { seconds: number; ali
     `  5xx: ${statuses.filter(([status]) => status.startsWith("5")).reduce((sum, [, n]) => sum + n, 0)}, unanswered: ${report.byStatus.unanswered ?? 0}, hangs: ${report.byStatus.hang ?? 0}, rule breaks: ${report.failures.length}`,
   );
   console.log(
-    `  slowest answer ${report.slowestMs} ms; peak RSS ${run.peakRssMb ?? "?"} MB; alive after: ${run.alive ? "yes" : "NO"}; acknowledged records read back intact: ${report.checkedRecords}`,
+    `  slowest answer ${report.slowestMs} ms; RSS idle before ${run.idleRssMb ?? "?"} MB, peak ${run.peakRssMb ?? "?"} MB, at rest ${REST_MS / 1000} s after ${run.restRssMb ?? "?"} MB; alive after: ${run.alive ? "yes" : "NO"}; acknowledged records read back intact: ${report.checkedRecords}`,
   );
   for (const failure of report.failures.slice(0, 30)) console.log(`  FAIL ${failure}`);
   if (report.failures.length > 30) console.log(`  … and ${report.failures.length - 30} more`);

@@ -4,10 +4,14 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { REPO } from "./helpers/generate.ts";
 
-// The README's architecture, checked: only the CLI layer (src/cli) touches the disk, processes, the
-// network, databases, the environment and timers (imports, static or dynamic, and built-in globals); src/runtime is code that generated servers run (the generator ships it as
-// text) and only the CLI layer imports what in it reaches a database; nothing in src imports from
-// templates/; and there is no import cycle, between modules or between the layers (folders of src).
+// The README's architecture, checked: only the shells, the CLI layer (src/cli) and the studio's
+// server (src/studio), touch the disk, processes, the network, databases, the environment and
+// timers (imports, static or dynamic, and built-in globals); src/runtime is code that generated
+// servers run (the generator ships it as text) and only the CLI layer imports what in it reaches a
+// database; nothing in src imports from templates/; there is no import cycle, between modules or
+// between the layers (folders of src, the two shells counted as one: the CLI starts the studio,
+// which calls the commands' own functions); and the studio's browser app (studio-ui/) takes nothing
+// from src but types.
 
 const SRC = join(REPO, "src");
 const EFFECTS = [
@@ -117,6 +121,11 @@ function modules(): Map<string, Module> {
 const all = modules();
 const layer = (file: string) => relative(SRC, file).split("/")[0]!.replace(/\.ts$/, "");
 const inCli = (file: string) => layer(file) === "cli";
+/** The layers with effects: the CLI and the studio's server, another shell over the same pipeline. */
+const SHELLS = new Set(["cli", "studio"]);
+const inShell = (file: string) => SHELLS.has(layer(file));
+/** A module's layer for the layer-cycle check: the shells are one, the top. */
+const level = (file: string) => (inShell(file) ? "shells" : layer(file));
 const effects = (module: Module) => [
   ...module.packages.filter((name) => EFFECTS.some((pattern) => pattern.test(name))),
   ...module.globals,
@@ -179,10 +188,10 @@ describe("the architecture", () => {
     ]);
   });
 
-  it("keeps effects in the CLI layer: no other module reaches the disk, processes, the network, a database, the environment or a timer", () => {
+  it("keeps effects in the shells: no other module reaches the disk, processes, the network, a database, the environment or a timer", () => {
     const found: string[] = [];
     for (const [file, module] of all) {
-      if (inCli(file)) continue;
+      if (inShell(file)) continue;
       for (const other of reached(file)) {
         // A runtime module that touches a database is server code, shipped as text and imported by the CLI alone.
         if (layer(file) === "runtime" && layer(other) === "runtime") continue;
@@ -236,7 +245,7 @@ describe("the architecture", () => {
     const edges = new Map<string, Set<string>>();
     for (const [file, module] of all) {
       for (const next of module.local) {
-        if (layer(next) !== layer(file)) edges.set(layer(file), (edges.get(layer(file)) ?? new Set()).add(layer(next)));
+        if (level(next) !== level(file)) edges.set(level(file), (edges.get(level(file)) ?? new Set()).add(level(next)));
       }
     }
     const dependsOn = (from: string, to: string, seen = new Set<string>()): boolean =>
@@ -247,5 +256,26 @@ describe("the architecture", () => {
       [...targets].filter((to) => dependsOn(to, from)).map((to) => `${from} ⇄ ${to}`),
     );
     expect(cycles).toEqual([]);
+  });
+
+  it("builds the studio's browser app from its own sources: it imports only types from src", () => {
+    const ui = join(REPO, "studio-ui");
+    const found: string[] = [];
+    for (const entry of readdirSync(ui, { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile() || !/\.tsx?$/.test(entry.name)) continue;
+      const file = join(entry.parentPath, entry.name);
+      const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest);
+      for (const statement of source.statements) {
+        if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) continue;
+        const target = resolve(dirname(file), statement.moduleSpecifier.text);
+        if (
+          statement.moduleSpecifier.text.startsWith(".") &&
+          target.startsWith(SRC) &&
+          !statement.importClause?.isTypeOnly
+        )
+          found.push(`${relative(REPO, file)} → ${relative(REPO, target)}`);
+      }
+    }
+    expect(found).toEqual([]);
   });
 });

@@ -30,9 +30,15 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { defineHooks } from "../../hooks.js";
 import { reject } from "../../http/errors.js";
 
+// reject() takes a client or server error only: a success does not compile.
+// @ts-expect-error 200 is not a RejectStatus
+export const notARefusal = () => reject(200, "Fine");
+
 export default defineHooks("posts", {
   async beforeCreate(input) {
     if (input.title === "forbidden") throw reject(422, "A post may not be called forbidden");
+    // A status that is no refusal, as plain JavaScript could pass it (issue 25).
+    if (input.title.startsWith("status ")) throw reject(Number(input.title.slice(7)) as 400, "Refused with a status");
     // Slow, so that concurrent requests overlap inside their transactions.
     if (input.title.startsWith("slow")) await sleep(2);
     return { ...input, title: input.title.trim() };
@@ -128,6 +134,34 @@ for (const database of ["sqlite", "postgresql"] as const) {
       expect(answer.status).toBe(422);
       expect(answer.body).toEqual(failure("A post may not be called forbidden"));
       expect(await posts()).toHaveLength(before);
+    });
+
+    it("answers a reject() whose status is no 4xx or 5xx with 500, logging the route and the hook (issue 25)", async () => {
+      const before = (await posts()).length;
+      for (const status of ["999", "0", "NaN", "200", "302", "399", "600"]) {
+        const answer = await createPost(`status ${status}`);
+        expect(answer.status, status).toBe(500);
+        expect(answer.body).toEqual(failure("Internal server error"));
+        await server.waitForOutput(`"msg":"reject() takes a 4xx or 5xx status, not ${status}: answered 500"`);
+      }
+      const line = server
+        .output()
+        .split("\n")
+        .find((text) => text.includes("not 999: answered 500"))!;
+      expect(JSON.parse(line)).toMatchObject({
+        level: 50,
+        route: "POST /blog/posts/v1/create",
+        at: expect.stringMatching(/^Object\.beforeCreate \(.*\/custom\/hooks\/posts\.ts:\d+:\d+\)$/),
+      });
+      expect(await posts()).toHaveLength(before);
+    });
+
+    it("answers a reject() with a server error as given, logged as your code's, not the database's (issue 25)", async () => {
+      const answer = await createPost("status 503");
+      expect(answer.status).toBe(503);
+      expect(answer.body).toEqual(failure("Refused with a status"));
+      await server.waitForOutput('"msg":"your code rejected the request with 503"');
+      expect(server.output()).not.toContain("database unavailable");
     });
 
     it("rolls the write and the hook's own writes back when an after hook fails", async () => {

@@ -291,6 +291,15 @@ for (const database of ["sqlite", "postgresql"] as const) {
         await refused("?sort=rating,-rating", "Invalid request: sort names rating twice");
       });
 
+      it("knows no name of JavaScript's objects as a field (issue 25)", async () => {
+        for (const name of ["constructor", "toString", "valueOf", "__proto__", "hasOwnProperty"]) {
+          await refused(`?sort=${name}`, `Invalid request: unknown sort field ${name}`);
+          await refused(`?sort=-${name}`, `Invalid request: unknown sort field ${name}`);
+          await refused(`?${name}=1`, `Invalid request: unknown parameter ${name}`);
+          await refused(`?${name}[gt]=1`, `Invalid request: unknown parameter ${name}[gt]`);
+        }
+      });
+
       it("refuses an operator that does not fit the field's type", async () => {
         await refused(
           "?published[gt]=true",

@@ -166,6 +166,28 @@ describe("stalled connections", () => {
 });
 
 describe("a locked SQLite database", () => {
+  it("serves reads while a write waits for another process's lock, then writes (issue 25)", async () => {
+    const { dir } = await sharedExample("blog");
+    const db = await exampleDatabase("blog");
+    const server = await start(dir, { DATABASE_URL: db.url, DATABASE_BUSY_TIMEOUT_MS: "60000" });
+    expect((await createUser(server.url, "first")).status).toBe(201);
+    const holder = new Database(db.url.slice("file:".length));
+    holder.exec("BEGIN IMMEDIATE");
+    let written = false;
+    const waiting = createUser(server.url, "waiting").then((answer) => ((written = true), answer));
+    // The write waits for the lock with the event loop free: reads keep being answered meanwhile.
+    for (let index = 0; index < 20; index++) {
+      const read = await fetch(`${server.url}/blog/users/v1/${index % 2 ? "show/1" : "list?limit=5"}`, { headers });
+      expect(read.status).toBe(200);
+    }
+    expect(written).toBe(false);
+    holder.exec("ROLLBACK");
+    holder.close();
+    const { status, record } = await waiting;
+    expect(status).toBe(201);
+    expect(record).toMatchObject({ name: "waiting" });
+  });
+
   it("answers 503 Service unavailable while another process holds the write lock, then serves", async () => {
     const { dir } = await sharedExample("blog");
     const db = await exampleDatabase("blog");
@@ -186,6 +208,41 @@ describe("a locked SQLite database", () => {
     expect((await createUser(server.url, "unlocked")).status).toBe(201);
   });
 });
+
+for (const database of ["sqlite", "postgresql"] as const) {
+  describe.skipIf(database === "postgresql" && !postgresUrl)(
+    `a column dropped under a running server on ${database}`,
+    () => {
+      it("answers 503 saying the schema is newer than the server, and logs what to do (issue 25)", async () => {
+        const { dir } = await sharedExample("blog", database);
+        const db = await exampleDatabase("blog", database);
+        const server = await start(dir, { DATABASE_URL: db.url });
+        expect((await createUser(server.url, "before-drop")).status).toBe(201);
+        // What `tablegen migrate --accept-data-loss` does to a field the manifest no longer has.
+        await db.exec("ALTER TABLE users DROP COLUMN bio");
+        const newer = failure("Service unavailable: the database schema is newer than this server");
+        const created = await fetch(`${server.url}/blog/users/v1/create`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ name: "After", email: "after@example.com" }),
+        });
+        expect(created.status).toBe(503);
+        expect(await created.json()).toEqual(newer);
+        for (const path of ["show/1", "list", "list?limit=1"]) {
+          const read = await fetch(`${server.url}/blog/users/v1/${path}`, { headers });
+          expect(read.status, path).toBe(503);
+          expect(await read.json()).toEqual(newer);
+        }
+        // A table the migration left alone is served as before.
+        expect((await fetch(`${server.url}/blog/posts/v1/list`, { headers })).status).toBe(200);
+        await server.waitForOutput(
+          "the database schema is newer than this server (a table or column it uses is gone or changed): regenerate the server from the manifest and restart it",
+        );
+        expect(server.process.exitCode).toBeNull();
+      });
+    },
+  );
+}
 
 describe.skipIf(!postgresUrl || !findPostgres())("losing PostgreSQL", () => {
   let postgres: PostgresServer;

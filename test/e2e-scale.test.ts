@@ -1,3 +1,4 @@
+import { setImmediate as turn } from "node:timers/promises";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { client } from "./helpers/http.ts";
 import { startTranspiled, type RunningServer } from "./helpers/server.ts";
@@ -41,6 +42,81 @@ describe.skipIf(!postgresUrl)("two server processes on one PostgreSQL database",
     }
   });
 });
+
+/** Seeds `rows` posts by one user, in one statement of the database's own SQL. */
+const SEED = {
+  sqlite: (rows: number) => `INSERT INTO users (name, email) VALUES ('Ada', 'ada@example.com');
+    WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${rows})
+    INSERT INTO posts (title, body, published, rating, user_id, published_at)
+    SELECT 'Post ' || i, 'Body of post ' || i, i % 2, i % 100, 1, '2024-01-01T00:00:00.000+00:00' FROM n;`,
+  postgresql: (rows: number) => `INSERT INTO users (name, email) VALUES ('Ada', 'ada@example.com');
+    INSERT INTO posts (title, body, published, rating, user_id, published_at)
+    SELECT 'Post ' || i, 'Body of post ' || i, i % 2 = 1, i % 100, 1, '2024-01-01T00:00:00Z'
+    FROM generate_series(1, ${rows}) i;`,
+};
+
+for (const database of ["sqlite", "postgresql"] as const) {
+  describe.skipIf(database === "postgresql" && !postgresUrl)(`whole tables streamed on ${database}`, () => {
+    it("interleave four whole-table lists, and answer shows while they stream (issue 25)", async () => {
+      const ROWS = 100_000;
+      const STREAMS = 4;
+      const db = await exampleDatabase("blog", database);
+      await db.exec(SEED[database](ROWS));
+      const { dir } = await sharedExample("blog", database);
+      const server = await startTranspiled(dir, { DATABASE_URL: db.url, API_SIGNATURE_KEY: KEY });
+      servers.push(server);
+      const headers = { "x-api-signature": KEY };
+
+      // Events in the order they happen: each list's first and last bytes, each show's answer.
+      const events: string[] = [];
+      const lists = Array.from({ length: STREAMS }, async (_, index) => {
+        const response = await fetch(`${server.url}/blog/posts/v1/list`, { headers });
+        expect(response.status).toBe(200);
+        const reader = response.body!.getReader();
+        let bytes = 0;
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          if (bytes === 0) events.push(`first ${index}`);
+          bytes += value.length;
+        }
+        events.push(`last ${index}`);
+        return bytes;
+      });
+      // Shows, one after another from the first byte of a list until every list has ended.
+      let streaming = true;
+      const shows: number[] = [];
+      const showing = (async () => {
+        while (!events.some((event) => event.startsWith("first"))) await turn();
+        while (streaming) {
+          const started = performance.now();
+          const response = await fetch(`${server.url}/blog/posts/v1/show/7`, { headers });
+          expect(response.status).toBe(200);
+          expect(((await response.json()) as { data: { title: string } }).data.title).toBe("Post 7");
+          shows.push(performance.now() - started);
+          events.push("show");
+        }
+      })();
+      const sizes = await Promise.all(lists);
+      streaming = false;
+      await showing;
+
+      // Every list answers the whole table, byte for byte the same.
+      expect(new Set(sizes).size).toBe(1);
+      expect(sizes[0]).toBeGreaterThan(ROWS * 100);
+      // The streams interleave: each has begun before any has ended.
+      const firstEnd = events.findIndex((event) => event.startsWith("last"));
+      expect(events.slice(0, firstEnd).filter((event) => event.startsWith("first"))).toHaveLength(STREAMS);
+      // Shows are answered while the tables stream, not after them.
+      expect(events.slice(0, firstEnd).filter((event) => event === "show").length).toBeGreaterThan(0);
+      shows.sort((a, b) => a - b);
+      console.log(
+        `${database}: ${shows.length} shows during ${STREAMS} whole-table lists of ${ROWS} rows: ` +
+          `p50 ${shows[Math.floor(shows.length / 2)]!.toFixed(1)} ms, max ${shows.at(-1)!.toFixed(1)} ms`,
+      );
+    });
+  });
+}
 
 describe("npm run cluster", () => {
   it("serves from several worker processes on one port and stops on SIGTERM", async () => {

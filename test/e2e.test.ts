@@ -307,7 +307,11 @@ for (const database of ["sqlite", "postgresql"] as const) {
         [{ name: "", email: "a@example.com" }, "name must not be empty"],
         [{ name: 123, email: "a@example.com" }, "name must be a string"],
         [{ name: "A", email: "a@example.com", active: "true" }, "active must be true or false"],
-        [{ name: "A", email: "a@example.com", created_at: 1700000000 }, "created_at must be a string"],
+        [
+          { name: "A", email: "a@example.com", created_at: 1700000000 },
+          "created_at must be a date-time with a time zone, like 2024-01-31T12:00:00Z",
+        ],
+        [{ name: "A", email: 5 }, "email must be a valid e-mail address"],
         [{ name: "x".repeat(256), email: "a@example.com" }, "name must be at most 255 characters"],
       ])("refuses users body %j", async (body, problems) => {
         const answer = await api.post("/users/v1/create", body);
@@ -321,6 +325,27 @@ for (const database of ["sqlite", "postgresql"] as const) {
         expect(answer.body).toEqual(
           invalid("unknown field extra; title must not be empty; rating must be a number; user_id must be an integer"),
         );
+      });
+
+      it("names a bad uuid reference one way on create, update and list filters (issue 25)", async () => {
+        const user = await createUser();
+        const post = await api.post("/posts/v1/create", { title: "t", user_id: user.id });
+        expect(post.status, post.text).toBe(201);
+        const id = (post.body as Envelope<{ id: number }>).data.id;
+        const wrong = invalid("category_id must be a UUID");
+        for (const category_id of [5, "abc", true, "0b5f"]) {
+          const created = await api.post("/posts/v1/create", { title: "t", user_id: user.id, category_id });
+          expect([created.status, created.body]).toEqual([400, wrong]);
+          const updated = await api.post(`/posts/v1/update/${id}`, { category_id });
+          expect([updated.status, updated.body]).toEqual([400, wrong]);
+        }
+        for (const filter of ["category_id=5", "category_id=abc", "category_id[in]=5", "category_id[ne]=true"]) {
+          const listed = await api.get(`/posts/v1/list?${filter}`);
+          expect(listed.status).toBe(400);
+          expect((listed.body as Envelope).message).toMatch(
+            /^Invalid request: category_id(\[\w+\])? must be (a UUID|a list of UUIDs, separated by commas)$/,
+          );
+        }
       });
 
       it("counts maxLength in characters, not bytes or UTF-16 units", async () => {

@@ -4,6 +4,7 @@ import { compileManifest } from "../model/index.ts";
 import type { Model } from "../model/types.ts";
 import { formatPath, ManifestError } from "../manifest/validate.ts";
 import type { Database, RawManifest } from "../manifest/schema.ts";
+import { carryOver } from "./extend.ts";
 import { repairMessage, SYSTEM_PROMPT } from "./prompt.ts";
 import { fromAiForm } from "./schema.ts";
 import { manifestText } from "./text.ts";
@@ -34,6 +35,10 @@ export interface DraftSettings {
   overrides?: { project?: string; database?: Database };
   /** Told before each request: 0 for a draft, n for the n-th repair. */
   onRequest?: (repair: number) => void;
+  /** Told the problems of an invalid draft, before they are sent back for repair (or end the conversation). */
+  onProblems?: (problems: readonly string[]) => void;
+  /** The manifest being extended: what the model's form cannot hold is carried over from it (src/ai/extend.ts). */
+  base?: RawManifest;
   /** Prepares a valid draft's custom queries against its tables: what their database refuses is repaired too. */
   checkQueries?: (model: Model) => Promise<{ query: string; message: string }[]>;
 }
@@ -81,6 +86,7 @@ export async function draftManifest(
     const checked = await check(data, settings);
     if ("manifest" in checked) return { ...checked, repairs: repair, messages: conversation };
     problems = checked.problems;
+    settings.onProblems?.(problems);
   }
   const n = settings.maxRepairs;
   const when = n === 0 ? "and --max-repairs is 0" : `still, after ${n} ${n === 1 ? "repair" : "repairs"}`;
@@ -129,7 +135,8 @@ async function check(
 ): Promise<Omit<Draft, "repairs" | "messages"> | { problems: string[] }> {
   const { manifest, problems } = fromAiForm(data);
   const shapeProblems = problems.map(({ path, message }) => `${formatPath(path)}: ${message}`);
-  const overridden = isRecord(manifest) ? { ...manifest, ...definedOnly(settings.overrides ?? {}) } : manifest;
+  const carried = settings.base ? carryOver(settings.base, manifest) : manifest;
+  const overridden = isRecord(carried) ? { ...carried, ...definedOnly(settings.overrides ?? {}) } : carried;
   const text = manifestText(overridden, settings.file, settings.comment);
   let model: Model;
   try {

@@ -137,6 +137,28 @@ export interface ReviewOptions {
   review: boolean;
   print: (text: string) => void;
   overrides?: DraftSettings["overrides"];
+  /** Where the steps are told; without it, a spinner on a terminal's stderr. */
+  progress?: DraftProgress;
+}
+
+/**
+ * How a draft's long wait is told: each request to the model as it starts (a draft, a revision,
+ * a repair), and the problems of each invalid draft as they are sent back. The CLI turns a
+ * spinner; the studio streams the lines to the browser.
+ */
+export interface DraftProgress {
+  step(text: string): void;
+  problems?(problems: readonly string[]): void;
+}
+
+/** The settings of one conversation: a file's name (YAML or JSON), the comment recording the prompt, overrides. */
+export function draftingSettings(
+  settings: AiSettings,
+  prompt: string,
+  file: string,
+  overrides?: DraftSettings["overrides"],
+): DraftSettings {
+  return { ...settings, file: basename(file), comment: fileComment(settings.model, prompt), overrides };
 }
 
 /**
@@ -145,15 +167,10 @@ export interface ReviewOptions {
  */
 export async function draftWithReview(prompt: string, settings: AiSettings, options: ReviewOptions): Promise<Draft> {
   const shown = shownPath(options.file);
-  const base: DraftSettings = {
-    ...settings,
-    file: basename(options.file),
-    comment: fileComment(settings.model, prompt),
-    overrides: options.overrides,
-  };
+  const base = draftingSettings(settings, prompt, options.file, options.overrides);
   let messages = firstMessages(prompt);
   for (let revision = 0; ; revision++) {
-    const draft = await withSpinner(base, messages, revision === 0 ? "Drafting" : "Revising");
+    const draft = await draftStep(base, messages, revision === 0 ? "Drafting" : "Revising", options.progress);
     options.print(`\n${summary(draft.manifest)}\n`);
     if (!options.review) return draft;
     const choice = await select<"accept" | "retry" | "cancel">({
@@ -174,24 +191,32 @@ export async function draftWithReview(prompt: string, settings: AiSettings, opti
   }
 }
 
-async function withSpinner(
+/**
+ * One draft or revision: the requests (with the repair loop), each told to `progress`, or shown
+ * by a spinner on a terminal when there is none. Throws the one clear message of a failure.
+ */
+export async function draftStep(
   settings: DraftSettings,
   messages: Parameters<typeof draftManifest>[0],
   doing: "Drafting" | "Revising",
+  progress?: DraftProgress,
 ): Promise<Draft> {
-  const spinner = process.stderr.isTTY ? yoctoSpinner({ stream: process.stderr }) : undefined;
+  const spinner = !progress && process.stderr.isTTY ? yoctoSpinner({ stream: process.stderr }) : undefined;
   const onRequest = (repair: number) => {
     const text =
       repair === 0
         ? `${doing} the manifest with ${settings.model}…`
         : `Repairing the draft (${repair} of ${settings.maxRepairs})…`;
+    progress?.step(text);
     if (spinner?.isSpinning) spinner.text = text;
     else spinner?.start(text);
   };
+  const onProblems = (problems: readonly string[]) => progress?.problems?.(problems);
   try {
-    const draft = await draftManifest(messages, { ...settings, onRequest });
+    const draft = await draftManifest(messages, { ...settings, onRequest, onProblems });
     const repaired = draft.repairs === 0 ? "" : ` after ${draft.repairs} ${draft.repairs === 1 ? "repair" : "repairs"}`;
     spinner?.success(`Drafted a valid manifest with ${settings.model}${repaired}`);
+    progress?.step(`Drafted a valid manifest with ${settings.model}${repaired}`);
     return draft;
   } finally {
     spinner?.stop();

@@ -187,6 +187,27 @@ export async function forgetFailedMigrations(database: DatabaseKind, url: string
   }
 }
 
+/**
+ * The migrations the live database has applied (finished), oldest first; undefined when the
+ * database cannot be reached or holds no migration history yet.
+ */
+export async function appliedMigrations(
+  database: DatabaseKind,
+  url: string,
+  outDir: string,
+): Promise<string[] | undefined> {
+  const connection = await connect(database, url, outDir, true);
+  if (!connection) return undefined;
+  try {
+    const rows = await connection
+      .rows("SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL ORDER BY migration_name")
+      .catch(() => undefined);
+    return rows?.map((row) => String(row.migration_name));
+  } finally {
+    await connection.close();
+  }
+}
+
 /** What the database needs once migrations are applied (SQLite: WAL mode). */
 export function afterMigrations(database: DatabaseKind, url: string, outDir: string): void {
   DRIVERS[database].afterMigrations(url, outDir);

@@ -12,9 +12,9 @@ import type { FileTree } from "../tree/file-tree.ts";
 import { CLIENT_DIR, refreshPrismaClient } from "./client.ts";
 import { makeDirectory, removeDirectories } from "./directories.ts";
 import { allowedVersions, brokenVersions, publishedBreaks } from "./guard.ts";
-import { checkedModel, existingMigrations, loadSources, readManifestFile } from "./host.ts";
+import { checkedModel, existingMigrations, loadSources, manifestWarnings, readManifest } from "./host.ts";
 import { diffSchemas } from "./prisma/run.ts";
-import { compareTree, overwrites, previousOutput, writeOutput } from "./writer.ts";
+import { compareTree, overwrites, previousOutput, writeOutput, type Difference } from "./writer.ts";
 
 export interface GenerateOptions {
   manifest: string;
@@ -35,23 +35,15 @@ export interface GenerateResult {
 
 /** `tablegen generate`: manifest → server files (or, with --check, a comparison with them). */
 export async function generate(options: GenerateOptions): Promise<GenerateResult> {
-  const compiled = readManifestFile(options.manifest);
-  // The custom queries are prepared in a scratch database, which describes their rows to the emitters.
-  const checked = checkedModel(compiled, options.manifest);
-  checked.catch(() => undefined); // awaited below, before anything is emitted, compared or written
-  const outDir = resolve(options.out);
-  const shown = relative(process.cwd(), outDir) || ".";
-  const allowed = allowedVersions(options.allowBreaking);
-
   if (options.check) {
-    const emitted = await emit(await checked, options.manifest, outDir);
-    const differences = compareTree(outDir, emitted);
-    if (differences.length === 0) return { ok: true, summary: `${shown} is up to date with ${options.manifest}` };
-    const breaks = publishedBreaks(outDir, emitted, allowed, (path) => shownPath(outDir, path));
+    const { shown, differences, breaks, warnings } = await compareOutput(options);
+    if (differences.length === 0)
+      return { ok: true, summary: `${shown} is up to date with ${options.manifest}`, warnings };
     const lines = differences.map(({ path, status }) => `  ${status.padEnd(7)} ${path}`);
     const diffs = differences.map(({ diff }) => diff.trimEnd());
     return {
       ok: false,
+      warnings,
       summary: [
         `${shown} is not what ${options.manifest} generates (${plural(differences.length, "file")}):`,
         ...lines,
@@ -72,6 +64,15 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     };
   }
 
+  const compiled = await readManifest(options.manifest);
+  // The custom queries are prepared in a scratch database, which describes their rows to the emitters.
+  const checked = checkedModel(compiled, options.manifest);
+  checked.catch(() => undefined); // awaited below, before anything is emitted or written
+  const outDir = resolve(options.out);
+  const shown = relative(process.cwd(), outDir) || ".";
+  allowedVersions(options.allowBreaking);
+  const warnings = manifestWarnings(compiled, options.manifest);
+
   // A directory that cannot be made fails at once, before the files are emitted.
   const created = makeDirectory(outDir);
   let result: GenerateResult;
@@ -81,7 +82,39 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     removeDirectories(created);
     throw error;
   }
-  return result;
+  return { ...result, warnings: [...warnings, ...(result.warnings ?? [])] };
+}
+
+/** What `generate --check` finds, as data: the files that differ from what the manifest generates, and the breaks. */
+export interface OutputComparison {
+  /** The output directory as the messages show it (relative to the working directory). */
+  shown: string;
+  differences: Difference[];
+  /** The breaks of published versions the differences hold (none when no file differs). */
+  breaks: string[];
+  /** What the manifest still deserves a word about (a version whose sunset has passed). */
+  warnings: string[];
+}
+
+/**
+ * `generate --check` without its summary (the studio's Changes page shows the same comparison):
+ * the manifest read and its queries checked as generate does, its server emitted in memory and
+ * compared, file by file, with the output directory through the writer.
+ */
+export async function compareOutput(options: GenerateOptions): Promise<OutputComparison> {
+  const compiled = await readManifest(options.manifest);
+  // The custom queries are prepared in a scratch database, which describes their rows to the emitters.
+  const checked = checkedModel(compiled, options.manifest);
+  checked.catch(() => undefined); // awaited below, before anything is emitted
+  const outDir = resolve(options.out);
+  const shown = relative(process.cwd(), outDir) || ".";
+  const allowed = allowedVersions(options.allowBreaking);
+  const warnings = manifestWarnings(compiled, options.manifest);
+  const emitted = await emit(await checked, options.manifest, outDir);
+  const differences = compareTree(outDir, emitted);
+  const breaks =
+    differences.length === 0 ? [] : publishedBreaks(outDir, emitted, allowed, (path) => shownPath(outDir, path));
+  return { shown, differences, breaks, warnings };
 }
 
 async function generateInto(

@@ -3,14 +3,15 @@ import { join, relative } from "node:path";
 import type { Sources } from "../emit/templates.ts";
 import { MIGRATIONS, SNAPSHOT } from "../emit/migration.ts";
 import { UserError } from "../errors.ts";
-import { parseManifest } from "../manifest/load.ts";
+import { parseManifest, type ManifestSource } from "../manifest/load.ts";
 import type { RawManifest } from "../manifest/schema.ts";
-import { ManifestError, validateManifest } from "../manifest/validate.ts";
-import { withQueryColumns } from "../model/build.ts";
+import { inFileOrder, ManifestError, validateManifest, type LocatedProblem } from "../manifest/validate.ts";
+import { buildModel, withQueryColumns } from "../model/build.ts";
 import { compileManifest, type Compiled } from "../model/index.ts";
 import type { Model } from "../model/types.ts";
+import { pastSunsets } from "../model/versions.ts";
 import { packagePath } from "./paths.ts";
-import { inspectQueries } from "./queries.ts";
+import { inspectQueries, type QueryProblem } from "./queries.ts";
 
 /**
  * The files the CLI reads for the pure layers below it: tablegen's own sources (templates,
@@ -64,6 +65,38 @@ export function readManifestFile(file: string): Compiled {
 }
 
 /**
+ * A manifest file, validated, and its model, as `readManifestFile` reads it; when it has problems,
+ * every one a single run can find: the custom queries whose tables are sound are prepared too
+ * (src/manifest/checkable.ts), and what their databases refuse is listed with the others, in the
+ * order of the file. (A valid manifest's queries are checked by `checkedModel`.)
+ */
+export async function readManifest(file: string): Promise<Compiled> {
+  return compileManifestText(
+    file,
+    readUserFile(file, "a manifest file", 'manifest not found (run "tablegen init" to create one)'),
+  );
+}
+
+/** A manifest's text, compiled as `readManifest` compiles its file (the studio's edits, before they are saved). */
+export async function compileManifestText(file: string, text: string): Promise<Compiled> {
+  try {
+    return compileManifest(file, text);
+  } catch (error) {
+    if (!(error instanceof ManifestError) || !error.unchecked) throw error;
+    const { part, locate } = error.unchecked;
+    let model: Model;
+    try {
+      model = buildModel(part);
+    } catch {
+      throw error; // What is left does not make a model: its queries cannot be prepared.
+    }
+    const { problems } = await inspectQueries(model);
+    if (problems.length === 0) throw error;
+    throw new ManifestError(file, inFileOrder([...error.located, ...queryProblems(problems, file, locate)]));
+  }
+}
+
+/**
  * The compiled manifest's model with its custom queries' output columns, as preparing each query
  * against its tables describes them (src/cli/queries.ts). Throws the queries' problems: what a
  * query's database refuses is a manifest problem like any other, located at its SQL.
@@ -71,13 +104,31 @@ export function readManifestFile(file: string): Compiled {
 export async function checkedModel(compiled: Compiled, file: string): Promise<Model> {
   const { problems, columns } = await inspectQueries(compiled.model);
   if (problems.length === 0) return withQueryColumns(compiled.model, columns);
-  throw new ManifestError(
-    file,
-    problems.map(({ query, message }) => {
-      const { line, column } = compiled.locate!(["queries", query, "sql"]);
-      return `${file}:${line}:${column} queries.${query}.sql: ${message}`;
-    }),
-  );
+  throw new ManifestError(file, inFileOrder(queryProblems(problems, file, compiled.locate!)));
+}
+
+/** What the queries' databases refused, each located at its query's SQL. */
+function queryProblems(problems: QueryProblem[], file: string, locate: ManifestSource["locate"]): LocatedProblem[] {
+  return problems.map(({ query, message }) => {
+    const path = ["queries", query, "sql"];
+    const { line, column } = locate(path);
+    return { line, column, path, message, text: `${file}:${line}:${column} queries.${query}.sql: ${message}` };
+  });
+}
+
+/**
+ * What a valid manifest still deserves a word about, located like its problems: a version whose
+ * sunset has passed, which the server answers 410 Gone from the start.
+ */
+export function manifestWarnings(compiled: Compiled, file: string, now = Date.now()): string[] {
+  return pastSunsets(compiled.model, now).map(({ version, sunset }) => {
+    const path = ["versions", version, "sunset"];
+    const { line, column } = compiled.locate?.(path) ?? { line: 1, column: 1 };
+    return (
+      `Warning: ${file}:${line}:${column} ${path.join(".")}: ${sunset} has passed: ` +
+      `every request to ${version} is answered 410 Gone`
+    );
+  });
 }
 
 /** Migration folders of a server, oldest first. */

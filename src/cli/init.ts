@@ -8,6 +8,7 @@ import { DATABASES, PROJECT_NAME, type Database } from "../manifest/schema.ts";
 import { targetFor } from "../targets/index.ts";
 import { templatePath } from "../targets/target.ts";
 import { makeDirectory, removeDirectories } from "./directories.ts";
+import type { DraftProgress } from "./ai.ts";
 import { loadSources } from "./host.ts";
 import { envFile, gitignoreContent } from "./project-files.ts";
 import { shownPath } from "./paths.ts";
@@ -23,6 +24,10 @@ export interface InitOptions {
   model?: string;
   timeout?: string;
   maxRepairs?: string;
+  /** Without asking: start from the example tables (the default) or from one blank table. */
+  example?: boolean;
+  /** With --ai: where the model's requests, repairs and summary are told (the studio); else the terminal. */
+  progress?: DraftProgress;
 }
 
 /** The starter manifest's template, rendered with the answers. */
@@ -75,8 +80,9 @@ async function initIn(target: string, options: InitOptions, interactive: boolean
     const draft = await ai.draftWithReview(options.ai, aiSettings, {
       file: manifestPath,
       review,
-      print: (text) => console.log(text),
+      print: (text) => (options.progress ? options.progress.step(text.trim()) : console.log(text)),
       overrides: { project: answers.project, database: chosenDatabase },
+      progress: options.progress,
     });
     manifest = draft.text;
     database = draft.manifest.database ?? "sqlite";
@@ -98,7 +104,7 @@ async function initIn(target: string, options: InitOptions, interactive: boolean
 function defaults(target: string, options: InitOptions): InitAnswers {
   const project = options.name ?? projectNameFrom(basename(target));
   checkProjectName(project);
-  return { project, database: databaseOption(options.db), example: true };
+  return { project, database: databaseOption(options.db), example: options.example ?? true };
 }
 
 async function ask(target: string, options: InitOptions, askExample: boolean): Promise<InitAnswers> {

@@ -6,7 +6,10 @@ import { DATABASES } from "../manifest/schema.ts";
 import { packagePath } from "./paths.ts";
 import type { AiCommandOptions } from "./ai.ts";
 import type { GenerateOptions } from "./generate.ts";
+import type { KeyRequest } from "../keys/keys.ts";
+import type { KeysOptions } from "./keys.ts";
 import type { MigrateOptions } from "./migrate.ts";
+import type { StudioCommandOptions } from "../studio/index.ts";
 
 const DEFAULT_MANIFEST = "tablegen.yaml";
 const DEFAULT_OUT = "server";
@@ -15,9 +18,18 @@ function version(): string {
   return (JSON.parse(readFileSync(packagePath("package.json"), "utf8")) as { version: string }).version;
 }
 
+/**
+ * How the user runs tablegen, for the commands it suggests: `npx tablegen` when this run came
+ * through npx or `npm exec` (npm sets npm_command=exec and npm_lifecycle_event=npx for both), else
+ * `tablegen`, as installed globally.
+ */
+function tablegenCommand(env: NodeJS.ProcessEnv = process.env): string {
+  return env.npm_command === "exec" || env.npm_lifecycle_event === "npx" ? "npx tablegen" : "tablegen";
+}
+
 /** What to run after init or ai: the README's typical session, command for command. */
-const NEXT_STEPS = (manifest = "") =>
-  `tablegen generate${manifest} && tablegen migrate${manifest} && cd ${DEFAULT_OUT} && npm install && npm start`;
+const NEXT_STEPS = (manifest = "", tablegen = tablegenCommand()) =>
+  `${tablegen} generate${manifest} && ${tablegen} migrate${manifest} && cd ${DEFAULT_OUT} && npm install && npm start`;
 
 /** The exit code an action asks for when it fails without throwing (generate --check). */
 interface Outcome {
@@ -106,6 +118,68 @@ function program(outcome: Outcome): Command {
     .action(async (options: MigrateOptions) => {
       const { migrate } = await import("./migrate.ts");
       await migrate(options, Boolean(process.stdin.isTTY), (line) => console.log(line));
+    });
+
+  const keys = cli
+    .command("keys")
+    .description("keys to hand out, each with a scope, an expiry and a rate limit, in the .env beside the manifest");
+  keys
+    .command("new")
+    .description("add a key to the .env and print its secret, once")
+    .argument("<name>", "the key's name: lower-case letters, digits and _ (its variable is API_KEY_<NAME>)")
+    .requiredOption(
+      "--scope <scope>",
+      'what it may do: <table|query|*>[@<version>]:<action>, comma-separated, e.g. "posts:read,comments:write"; ' +
+        "actions list, show, create, update, delete, read (list, show, queries), write (all)",
+    )
+    .option("--expires <when>", "when it stops working: a duration (90d, 12h, 2w) or a date (2027-01-01)")
+    .option("--limit <rate>", "at most so many requests per sec, min, hour or day, e.g. 100/min")
+    .option("--manifest <file>", "the manifest beside whose .env the key goes", DEFAULT_MANIFEST)
+    .action(async (name: string, options: Omit<KeyRequest, "name"> & KeysOptions) => {
+      const { createKey, describeKey } = await import("./keys.ts");
+      const { shownPath } = await import("./paths.ts");
+      const { file, key, secret } = createKey({ ...options, name }, options);
+      console.error(`Added the key ${name} to ${shownPath(file)} (${key.variable}): ${describeKey(key)}.`);
+      console.error("Its secret, shown this once (clients send it in X-API-SIGNATURE; the file keeps its hash only):");
+      console.log(secret);
+      console.error("Restart the server to use it.");
+    });
+  keys
+    .command("list")
+    .description("list the keys of the .env: names, scopes, limits, expiry (never a secret)")
+    .option("--manifest <file>", "the manifest beside whose .env the keys are", DEFAULT_MANIFEST)
+    .action(async (options: KeysOptions) => {
+      const { listKeys } = await import("./keys.ts");
+      const { keyTable } = await import("../keys/keys.ts");
+      const { shownPath } = await import("./paths.ts");
+      const { file, keys, stale } = listKeys(options);
+      if (keys.length === 0) console.log(`${shownPath(file)} has no keys: API_SIGNATURE_KEY alone, with full access.`);
+      else console.log(keyTable(keys, Date.now()));
+      for (const problem of stale) console.error(`warning: ${problem}: the server will not start with it`);
+    });
+  keys
+    .command("revoke")
+    .description("remove a key from the .env")
+    .argument("<name>", "the key's name")
+    .option("--manifest <file>", "the manifest beside whose .env the key is", DEFAULT_MANIFEST)
+    .action(async (name: string, options: KeysOptions) => {
+      const { revokeKey } = await import("./keys.ts");
+      const { shownPath } = await import("./paths.ts");
+      const { file, variable } = revokeKey(name, options);
+      console.log(
+        `Revoked the key ${name}: removed ${variable} from ${shownPath(file)}. Restart the server for it to take effect.`,
+      );
+    });
+
+  cli
+    .command("studio")
+    .description("serve the studio on 127.0.0.1: a local dashboard for the projects in a folder (or the project it is)")
+    .argument("[dir]", "a project folder, or a folder of projects", ".")
+    .option("--port <port>", "port to serve on (default: a free one)")
+    .option("--open", "open the studio in the default browser")
+    .action(async (dir: string, options: StudioCommandOptions) => {
+      const { studio } = await import("../studio/index.ts");
+      await studio(dir, options, (line) => console.log(line));
     });
 
   return cli;

@@ -5,8 +5,9 @@ import { emitServer } from "../emit/index.ts";
 import { emitMigration, MIGRATIONS, migrationFolderName } from "../emit/migration.ts";
 import { emitPrismaSchema } from "../emit/prisma-schema.ts";
 import { UserError } from "../errors.ts";
-import type { Database } from "../manifest/schema.ts";
-import { changesOldServersMayFailOn, planMigration, type MigrationPlan } from "../migrate/plan.ts";
+import type { Database, RawManifest } from "../manifest/schema.ts";
+import type { Model } from "../model/types.ts";
+import { changesOldServersMayFailOn, planMigration, type MigrationPlan, type Risk } from "../migrate/plan.ts";
 import { explainFailure } from "../migrate/failures.ts";
 import { describeRisk, riskCountSql } from "../migrate/risks.ts";
 import { schemaUpdates } from "../migrate/schema-updates.ts";
@@ -21,7 +22,8 @@ import {
   latestSchema,
   latestSnapshot,
   loadSources,
-  readManifestFile,
+  manifestWarnings,
+  readManifest,
 } from "./host.ts";
 import { deployMigrations, diffSchemas } from "./prisma/run.ts";
 import { compareTree, previousOutput, removeCreated, writeOutput } from "./writer.ts";
@@ -40,8 +42,9 @@ export async function migrate(
   interactive: boolean,
   log: (line: string) => void,
 ): Promise<void> {
-  const compiled = readManifestFile(options.manifest);
+  const compiled = await readManifest(options.manifest);
   const { manifest, model } = compiled;
+  for (const warning of manifestWarnings(compiled, options.manifest)) log(warning);
   const target = targetFor(model.database);
   const outDir = resolve(options.out);
   const shown = relative(process.cwd(), outDir) || ".";
@@ -64,13 +67,7 @@ export async function migrate(
     throw new UserError("DATABASE_URL is not set, in the environment or in the .env beside the manifest");
 
   const existing = existingMigrations(outDir);
-  const previous = latestSnapshot(outDir);
-  if (existing.length > 0 && !previous) {
-    throw new UserError(
-      `${shown}: the latest migration, ${existing.at(-1)}, has no tablegen.json to compare the manifest with`,
-    );
-  }
-  const plan = planMigration(previous, compiled);
+  const plan = migrationPlan(outDir, compiled);
   if (plan.problems.length > 0)
     throw new UserError(`${options.manifest}: cannot migrate:\n${plan.problems.map((line) => `  ${line}`).join("\n")}`);
   await confirmDataLoss(plan, model.database, url, outDir, options.acceptDataLoss === true, interactive);
@@ -127,6 +124,88 @@ export async function migrate(
   log(`Applied pending migrations to ${redactPassword(url)}.`);
 }
 
+/** What a migrate would do, before it writes or applies anything: its plan, and the risks that touch rows. */
+export interface MigrationPreview {
+  plan: MigrationPlan;
+  /** The risks that would lose data, each with its rows (undefined: not counted) and as migrate lists it. */
+  risks: CountedRisk[];
+  /** The database migrate applies to, if it has one. */
+  url: string | undefined;
+}
+
+export interface CountedRisk {
+  risk: Risk;
+  rows: number | undefined;
+  text: string;
+}
+
+/**
+ * The plan of `tablegen migrate` without its effects (the studio's Changes page): the same plan
+ * from the latest migration's manifest, and its risks counted on the live database when it can be
+ * reached. The manifest is read and checked as migrate reads it.
+ */
+export async function previewMigration(options: Pick<MigrateOptions, "manifest" | "out">): Promise<MigrationPreview> {
+  const compiled = await readManifest(options.manifest);
+  const outDir = resolve(options.out);
+  const url = databaseUrlFor(options.manifest) ?? targetFor(compiled.model.database).implicitDatabaseUrl;
+  const plan = migrationPlan(outDir, compiled);
+  return { plan, risks: await countedRisks(plan, compiled.model.database, url, outDir), url };
+}
+
+/** The plan from the manifest the latest migration was made from (none at first) to this one. */
+function migrationPlan(outDir: string, compiled: { manifest: RawManifest; model: Model }): MigrationPlan {
+  const existing = existingMigrations(outDir);
+  const previous = latestSnapshot(outDir);
+  if (existing.length > 0 && !previous) {
+    throw new UserError(
+      `${relative(process.cwd(), outDir) || "."}: the latest migration, ${existing.at(-1)}, has no tablegen.json to compare the manifest with`,
+    );
+  }
+  return planMigration(previous, compiled);
+}
+
+/** The plan's risks that touch rows, counted on the live database when it can be reached (unknown otherwise). */
+async function countedRisks(
+  plan: MigrationPlan,
+  database: Database,
+  url: string | undefined,
+  outDir: string,
+): Promise<CountedRisk[]> {
+  if (plan.risks.length === 0) return [];
+  const counts = url
+    ? await countRows(
+        database,
+        url,
+        outDir,
+        plan.risks.map((risk) => riskCountSql(risk, plan.renames)),
+      )
+    : [];
+  return plan.risks
+    .map((risk, index) => ({ risk, rows: counts[index], text: describeRisk(risk, counts[index]) }))
+    .filter(({ rows }) => rows !== 0);
+}
+
+/** The risks as migrate lists them, with the safe order of a deploy when old servers would fail on them. */
+function dataLossListing(risks: readonly CountedRisk[]): string {
+  return [
+    ...risks.map(({ text }) => `  ${text}`),
+    ...(risks.some(({ risk }) => STOPS_OLD_SERVERS.has(risk.kind)) ? [SAFE_ORDER] : []),
+  ].join("\n");
+}
+
+/** migrate's refusal of a change that would lose data, without --accept-data-loss. */
+export function dataLossRefusal(risks: readonly CountedRisk[]): UserError {
+  const listing = dataLossListing(risks);
+  return new UserError(
+    `migrate refused: the change would lose data:\n${listing}\nNothing was written or changed. Run again with --accept-data-loss to apply it.`,
+  );
+}
+
+/** Risks after which a server generated before the change fails on the table (503 until it is replaced). */
+const STOPS_OLD_SERVERS: ReadonlySet<Risk["kind"]> = new Set(["table-removed", "field-removed", "type-changed"]);
+const SAFE_ORDER =
+  "A server still running code that uses what this removes or changes answers 503 on that table until it is replaced: deploy the server generated from this manifest first, then apply this migration.";
+
 /** Lists what the change would lose and asks (on a terminal) or refuses, unless accepted. */
 async function confirmDataLoss(
   plan: MigrationPlan,
@@ -136,18 +215,9 @@ async function confirmDataLoss(
   accepted: boolean,
   interactive: boolean,
 ): Promise<void> {
-  if (plan.risks.length === 0) return;
-  const counts = url
-    ? await countRows(
-        database,
-        url,
-        outDir,
-        plan.risks.map((risk) => riskCountSql(risk, plan.renames)),
-      )
-    : [];
-  const risks = plan.risks.map((risk, index) => ({ risk, rows: counts[index] })).filter(({ rows }) => rows !== 0);
+  const risks = await countedRisks(plan, database, url, outDir);
   if (risks.length === 0 || accepted) return;
-  const listing = risks.map(({ risk, rows }) => `  ${describeRisk(risk, rows)}`).join("\n");
+  const listing = dataLossListing(risks);
   if (interactive) {
     const proceed = await confirm({
       message: `This change can lose data:\n${listing}\nApply it anyway?`,
@@ -156,9 +226,7 @@ async function confirmDataLoss(
     if (proceed) return;
     throw new UserError("migrate cancelled: nothing was written or changed");
   }
-  throw new UserError(
-    `migrate refused: the change would lose data:\n${listing}\nNothing was written or changed. Run again with --accept-data-loss to apply it.`,
-  );
+  throw dataLossRefusal(risks);
 }
 
 /**

@@ -33,8 +33,13 @@ export async function checkQueries(model: Model): Promise<QueryProblem[]> {
  * the column keeps the value its database gives it, and is untyped.
  */
 export async function inspectQueries(model: Model): Promise<QueryCheck> {
+  if (model.queries.length === 0) return { problems: [], columns: new Map() };
+  // A process that checks the same tables and queries again (the studio: its live validation, the
+  // plan, then generate and migrate) gets the answer it had; a PGlite start costs a second or more.
+  const key = JSON.stringify([model.database, model.tables, model.queries]);
+  const known = checked.get(key);
+  if (known) return { problems: [...known.problems], columns: new Map(known.columns) };
   const check: QueryCheck = { problems: [], columns: new Map() };
-  if (model.queries.length === 0) return check;
   const described = await describeQueries(model, model.database);
   const elsewhere = targetFor(model.database).untypedColumnsFrom;
   const untyped = model.queries.filter((query) => {
@@ -57,8 +62,14 @@ export async function inspectQueries(model: Model): Promise<QueryCheck> {
     if (typeof result === "string") check.problems.push({ query, message: result });
     else check.columns.set(query, distinctNames(result));
   }
-  return check;
+  checked.set(key, check);
+  if (checked.size > CHECKS_KEPT) checked.delete(checked.keys().next().value!);
+  return { problems: [...check.problems], columns: new Map(check.columns) };
 }
+
+/** The latest checks, by the tables and queries checked. */
+const checked = new Map<string, QueryCheck>();
+const CHECKS_KEPT = 32;
 
 /** Each query's output columns, or the database's message refusing it. */
 type Described = Map<string, QueryColumn[] | string>;

@@ -1,5 +1,7 @@
 import type { Deprecation, Model } from "../model/types.ts";
-import { hasVersionedFields } from "../model/versions.ts";
+import { apiShape } from "../model/api-shape.ts";
+import type { ApiShape } from "../runtime/api-keys.ts";
+import { goneMessage, hasVersionedFields, startOfDay } from "../model/versions.ts";
 import { tableNames, queryNames, type QueryNames, type TableNames } from "../targets/tables.ts";
 import { targetFor, type Target } from "../targets/index.ts";
 import { templatePath } from "../targets/target.ts";
@@ -30,6 +32,8 @@ const SHARED_FILES: Record<string, string> = {
   "src/env.ts": "src/env.ts",
   "src/hooked.ts": "src/hooked.ts",
   "src/server.ts": "src/server.ts",
+  "src/http/access.ts": "src/http/access.ts",
+  "src/http/audit.ts": "src/http/audit.ts",
   "src/http/auth.ts": "src/http/auth.ts",
   "src/http/connections.ts": "src/http/connections.ts",
   "src/http/docs.ts": "src/http/docs.ts",
@@ -48,7 +52,7 @@ const SHARED_FILES: Record<string, string> = {
 };
 
 /** Files of `src/runtime/` every server runs, by their path in the server. */
-const RUNTIME_FILES: Record<string, string> = { "src/http/formats.ts": "formats.ts" };
+const RUNTIME_FILES: Record<string, string> = { "src/http/formats.ts": "formats.ts", "src/api-keys.ts": "api-keys.ts" };
 
 export interface EmitOptions {
   /** The manifest's file name, as the generated files name it. */
@@ -125,13 +129,15 @@ interface HooksContext {
 
 interface RoutesContext {
   project: string;
-  /** The project and its versions, as `routes.ts` exports them. */
-  api: { project: string; versions: string[] };
+  /** The project, its versions and those of each table and query, as `routes.ts` exports them. */
+  api: ApiShape;
   tables: ServerTable[];
   queries: ServerQuery[];
+  /** Whether a version has a sunset, after which its routes answer 410. */
+  sunsets: boolean;
   versions: {
     version: string;
-    deprecation: { since: string; sunset?: string; sunsetDate?: string } | undefined;
+    deprecation: ReturnType<typeof deprecationHeaders>;
     /** Each table's and query's routes registered under the version's prefix. */
     registrations: {
       routes: string;
@@ -238,12 +244,13 @@ function* serverFiles(model: Model, sources: Sources): Generator<EmittedFile> {
     path: "src/routes.ts",
     text: render(TEMPLATES.routes, {
       project: model.project,
-      api: { project: model.project, versions: model.versions },
+      api: apiShape(model),
       tables,
       queries,
+      sunsets: Object.values(model.deprecated).some((deprecation) => deprecation.sunset !== undefined),
       versions: model.versions.map((version) => ({
         version,
-        deprecation: deprecationHeaders(model.deprecated[version]),
+        deprecation: deprecationHeaders(version, model.deprecated[version]),
         registrations: registrations(version),
       })),
     }),
@@ -280,16 +287,18 @@ function tableModule<Context>(
 /**
  * The headers of a deprecated version's answers: `Deprecation` (RFC 9745), the date it was
  * deprecated as a structured date, `@<seconds>` (`@0` when the manifest gives none: deprecated since
- * before any answer), and `Sunset` (RFC 8594), the date it ends as an HTTP date.
+ * before any answer), and `Sunset` (RFC 8594), the date it ends as an HTTP date; and from that
+ * instant (in milliseconds since the epoch) on, the 410 its routes answer.
  */
-function deprecationHeaders(deprecation: Deprecation | undefined) {
+function deprecationHeaders(version: string, deprecation: Deprecation | undefined) {
   if (!deprecation) return undefined;
-  const midnight = (date: string) => new Date(`${date}T00:00:00Z`);
   return {
-    since: `@${deprecation.since === undefined ? 0 : midnight(deprecation.since).getTime() / 1000}`,
+    since: `@${deprecation.since === undefined ? 0 : startOfDay(deprecation.since).getTime() / 1000}`,
     ...(deprecation.sunset !== undefined && {
-      sunset: midnight(deprecation.sunset).toUTCString(),
+      sunset: startOfDay(deprecation.sunset).toUTCString(),
       sunsetDate: deprecation.sunset,
+      sunsetTime: startOfDay(deprecation.sunset).getTime(),
+      gone: goneMessage(version, deprecation.sunset),
     }),
   };
 }

@@ -2,7 +2,7 @@ import { pascalCase } from "../manifest/names.ts";
 import type { Field, Model, Query, Table, ValueKind } from "../model/types.ts";
 import { refusingReferences } from "../model/references.ts";
 import { tableNames } from "../targets/tables.ts";
-import { tableInVersion } from "../model/versions.ts";
+import { goneMessage, tableInVersion } from "../model/versions.ts";
 import { paramValueSchema, queryRowSchema } from "./queries.ts";
 import { idSchema, tableSchemas, valueSchema, type JsonSchema } from "./schemas.ts";
 
@@ -21,26 +21,50 @@ const SECURITY = "apiSignature";
 const QUERIES_TAG = "custom queries";
 const DOCUMENT_TAG = "OpenAPI";
 
-/** The fixed failure messages, by status (CONTRACT.md §3). */
+/**
+ * The fixed failure messages, by status (CONTRACT.md §3): the message, the messages when there are
+ * several, or a pattern for a message that varies.
+ */
 const FAILURES = {
   401: [
     "Unauthorized",
     "Invalid or missing API signature key",
-    "The X-API-SIGNATURE header is missing or holds no key of the server.",
+    "The X-API-SIGNATURE header is missing or holds no key of the server (or a key that expired).",
+  ],
+  403: [
+    "Forbidden",
+    { pattern: "^This key may not " },
+    "The key is valid, but its scope does not reach this operation (a key made by `tablegen keys new`): " +
+      "the message names the action and the table or query, as in `This key may not delete posts.`",
   ],
   404: ["NotFound", "Data not found", "No record has this id (or the id cannot exist)."],
   408: ["RequestTimeout", "Request timeout", "The request's headers or body did not arrive in time."],
   413: ["PayloadTooLarge", "Payload too large", "The body is larger than the server's BODY_LIMIT."],
   415: ["UnsupportedMediaType", "Unsupported media type", "The body was sent with a Content-Type other than JSON."],
+  429: [
+    "TooManyRequests",
+    "Too many requests",
+    "The key's rate limit is used up in the current window (a key made by `tablegen keys new --limit`); " +
+      "`Retry-After` says in how many seconds the next one starts.",
+  ],
   500: ["InternalError", "Internal server error", "Something unexpected failed; the details are in the server's log."],
   503: [
     "ServiceUnavailable",
-    "Service unavailable",
-    "The database cannot be reached now (restarting, unreachable, locked); the server serves again once it can.",
+    ["Service unavailable", "Service unavailable: the database schema is newer than this server"],
+    "The database cannot be reached now (restarting, unreachable, locked); the server serves again once it can. Or a migration removed or changed a table or column this server uses: it serves that table again once regenerated and restarted.",
   ],
 } as const;
 
 type Status = keyof typeof FAILURES;
+
+/** The header of a 429. */
+const RETRY_AFTER = {
+  "Retry-After": {
+    description: "Seconds until the key's next window starts.",
+    required: true,
+    schema: { type: "integer", minimum: 1 },
+  },
+};
 
 const ref = (kind: "schemas" | "responses" | "parameters", name: string) => ({ $ref: `#/components/${kind}/${name}` });
 const json = (schema: JsonSchema) => ({ "application/json": { schema } });
@@ -78,10 +102,19 @@ function conflict(description: string, message: JsonSchema): JsonSchema {
   return { description, content: json(failureSchema(message)) };
 }
 
-/** Responses of an operation: its own, then the failures every operation can meet, by status. */
+/**
+ * Responses of an operation: its own, then the failures every operation can meet, by status: a
+ * key's 401 and 429 (a key with a limit), a timeout, an error, a database out of reach.
+ */
 function responses(own: Record<number, JsonSchema>, failures: Status[]): Record<string, JsonSchema> {
   const all: Record<number, JsonSchema> = { ...own, 401: ref("responses", FAILURES[401][0]) };
-  for (const status of [...failures, 408, 500, 503] as Status[]) all[status] = ref("responses", FAILURES[status][0]);
+  for (const status of [...failures, 408, 429, 500, 503] as Status[])
+    all[status] = ref("responses", FAILURES[status][0]);
+  return byStatus(all);
+}
+
+/** Responses in the order of their status codes. */
+function byStatus(all: Record<string, JsonSchema>): Record<string, JsonSchema> {
   return Object.fromEntries(
     Object.keys(all)
       .map(Number)
@@ -89,6 +122,9 @@ function responses(own: Record<number, JsonSchema>, failures: Status[]): Record<
       .map((status) => [String(status), all[status]!]),
   );
 }
+
+/** The answer of every route of a version from its sunset on. */
+const GONE = "Gone";
 
 const BAD_REQUEST = "BadRequest";
 
@@ -269,7 +305,14 @@ function tableOperations(table: Table, model: Model, version: string, operationI
     .map((field) => `Invalid request: ${"column" in field ? field.column : field.name} already exists`);
   const uniqueConflict: Record<number, JsonSchema> =
     unique.length > 0 ? { 409: conflict("A unique field holds a value another record has.", { enum: unique }) } : {};
-  const referrers = [...new Set(refusingReferences(table, model).map((refusing) => refusing.label))];
+  // A version's refusals name only the tables it has (the others are among `other records`).
+  const refusals = refusingReferences(table, model);
+  const present = new Set(
+    refusals.length > 0 ? model.tables.filter((other) => other.versions.includes(version)).map(({ name }) => name) : [],
+  );
+  const referrers = [
+    ...new Set(refusals.filter(({ tables }) => tables.every((name) => present.has(name))).map(({ label }) => label)),
+  ];
   const tags = [table.name];
   const recordAnswer = (message: string, description: string) => ({
     description,
@@ -285,7 +328,7 @@ function tableOperations(table: Table, model: Model, version: string, operationI
     [`${base}/list`]: {
       get: {
         operationId: operationId(`${table.name}.list`),
-        summary: `List ${table.name} records`,
+        summary: `List the records in ${table.name}`,
         description:
           `${about}Without parameters: every record, in id order. With them: a page, filtered (the filters ` +
           `combine with AND), sorted, counted. Bad parameters are one 400 naming every problem.\n\n${FILTERS}`,
@@ -309,24 +352,24 @@ function tableOperations(table: Table, model: Model, version: string, operationI
             },
             400: ref("responses", BAD_REQUEST),
           },
-          [],
+          [403],
         ),
       },
     },
     [`${base}/show/{id}`]: {
       get: {
         operationId: operationId(`${table.name}.show`),
-        summary: `Get a ${table.name} record`,
+        summary: `Get a record from ${table.name}`,
         ...(about && { description: table.description }),
         tags,
         parameters: [idParameter(table)],
-        responses: responses({ 200: recordAnswer("Data found.", "The record.") }, [404]),
+        responses: responses({ 200: recordAnswer("Data found.", "The record.") }, [403, 404]),
       },
     },
     [`${base}/create`]: {
       post: {
         operationId: operationId(`${table.name}.create`),
-        summary: `Create a ${table.name} record`,
+        summary: `Create a record in ${table.name}`,
         description:
           `${about}The server assigns the id; a field left out takes its default, or null. ` +
           "Every problem of the body is reported at once, in one 400.",
@@ -338,14 +381,14 @@ function tableOperations(table: Table, model: Model, version: string, operationI
             400: ref("responses", BAD_REQUEST),
             ...uniqueConflict,
           },
-          [413, 415],
+          [403, 413, 415],
         ),
       },
     },
     [`${base}/update/{id}`]: {
       post: {
         operationId: operationId(`${table.name}.update`),
-        summary: `Update a ${table.name} record`,
+        summary: `Update a record in ${table.name}`,
         description: `${about}Changes the fields the body names (at least one); the others keep their values.`,
         tags,
         parameters: [idParameter(table)],
@@ -356,14 +399,14 @@ function tableOperations(table: Table, model: Model, version: string, operationI
             400: ref("responses", BAD_REQUEST),
             ...uniqueConflict,
           },
-          [404, 413, 415],
+          [403, 404, 413, 415],
         ),
       },
     },
     [`${base}/delete/{id}`]: {
       delete: {
         operationId: operationId(`${table.name}.delete`),
-        summary: `Delete a ${table.name} record`,
+        summary: `Delete a record from ${table.name}`,
         ...(about && { description: table.description }),
         tags,
         parameters: [idParameter(table)],
@@ -377,7 +420,7 @@ function tableOperations(table: Table, model: Model, version: string, operationI
             ),
           },
           // A delete needs no body, but one sent is read like any other (400, 413, 415).
-          [404, 413, 415],
+          [403, 404, 413, 415],
         ),
       },
     },
@@ -420,7 +463,7 @@ function queryOperation(query: Query, project: string, version: string, operatio
             },
             400: ref("responses", BAD_REQUEST),
           },
-          [],
+          [403],
         ),
       },
     },
@@ -433,14 +476,19 @@ function description(model: Model, version: string): string {
     ...(deprecation
       ? [
           `**Deprecated**${deprecation.since ? ` since ${deprecation.since}` : ""}` +
-            (deprecation.sunset ? `: it stops answering on ${deprecation.sunset} (the \`Sunset\` header).` : ".") +
+            (deprecation.sunset
+              ? `: from its sunset, ${deprecation.sunset} (the \`Sunset\` header), every operation answers ` +
+                `410 (\`${goneMessage(version, deprecation.sunset)}\`).`
+              : ".") +
             " Its answers carry a `Deprecation` header; use the newest version.",
           "",
         ]
       : []),
     `The REST API of the ${model.project} project, version ${version}, generated by tablegen.`,
     "",
-    "Every request carries the API signature key in the `X-API-SIGNATURE` header. Every answer is JSON in " +
+    "Every request carries the API signature key in the `X-API-SIGNATURE` header: the project's key, which " +
+      "can do everything, or a key made by `tablegen keys new`, which reaches only what its scope names (403 " +
+      "otherwise) and may be limited to so many requests a minute (429, with `Retry-After`). Every answer is JSON in " +
       "one envelope: `success`, `message` and `data` (a record or a list of them; a delete has none). " +
       "A failure has `success: false`, a message saying why and `data: []`.",
     "",
@@ -459,6 +507,7 @@ export function openApiDocument(model: Model, version: string): JsonSchema {
     .map((table) => tableInVersion(table, version));
   const queries = model.queries.filter((query) => query.versions.includes(version));
   const operationId = operationIds(tables, queries);
+  const documentPath = `/${model.project}/${version}/openapi.json`;
   const schemas: Record<string, JsonSchema> = {};
   for (const table of tables) {
     const { record, create, update } = tableSchemas(table);
@@ -472,8 +521,14 @@ export function openApiDocument(model: Model, version: string): JsonSchema {
       content: json(failureSchema({ pattern: "^Invalid request: " })),
     },
   };
-  for (const [name, message, text] of Object.values(FAILURES)) {
-    failureResponses[name] = { description: text, content: json(failureSchema({ const: message })) };
+  for (const [status, [name, message, text]] of Object.entries(FAILURES)) {
+    const messages =
+      typeof message === "string" ? { const: message } : "pattern" in message ? message : { enum: [...message] };
+    failureResponses[name] = {
+      description: text,
+      ...(status === "429" && { headers: RETRY_AFTER }),
+      content: json(failureSchema(messages)),
+    };
   }
 
   const document = {
@@ -489,7 +544,7 @@ export function openApiDocument(model: Model, version: string): JsonSchema {
     paths: {
       ...Object.assign({}, ...tables.map((table) => tableOperations(table, model, version, operationId))),
       ...Object.assign({}, ...queries.map((query) => queryOperation(query, model.project, version, operationId))),
-      [`/${model.project}/${version}/openapi.json`]: {
+      [documentPath]: {
         get: {
           operationId: operationId("document"),
           summary: `The OpenAPI document of ${version}`,
@@ -508,7 +563,9 @@ export function openApiDocument(model: Model, version: string): JsonSchema {
           type: "apiKey",
           in: "header",
           name: "X-API-SIGNATURE",
-          description: "The project's API signature key (API_SIGNATURE_KEY of the server).",
+          description:
+            "The project's API signature key (API_SIGNATURE_KEY of the server), or a key made by `tablegen keys new` " +
+            "(an API_KEY_<NAME> variable of the server), which reaches only what its scope names.",
         },
       },
       parameters: {
@@ -539,6 +596,20 @@ export function openApiDocument(model: Model, version: string): JsonSchema {
   if (deprecation) {
     for (const operations of Object.values(document.paths) as Record<string, JsonSchema>[])
       for (const operation of Object.values(operations)) operation.deprecated = true;
+  }
+  if (deprecation?.sunset !== undefined) {
+    // Every route of the version answers 410 from its sunset on; its document stays (it is not the version's route).
+    const message = goneMessage(version, deprecation.sunset);
+    failureResponses[GONE] = {
+      description: `The version's sunset, ${deprecation.sunset}, has passed: it serves no more requests.`,
+      content: json(failureSchema({ const: message })),
+    };
+    for (const [path, operations] of Object.entries(document.paths) as [string, Record<string, JsonSchema>][]) {
+      if (path === documentPath) continue;
+      for (const operation of Object.values(operations)) {
+        operation.responses = byStatus({ ...(operation.responses as object), 410: ref("responses", GONE) });
+      }
+    }
   }
   return withoutUnusedComponents(document);
 }

@@ -1,5 +1,5 @@
 import type { Field, Model, ValueKind } from "../model/types.ts";
-import { hasVersionedFields, tableInVersion } from "../model/versions.ts";
+import { goneMessage, hasVersionedFields, tableInVersion } from "../model/versions.ts";
 import { templatePath } from "../targets/target.ts";
 
 const SAMPLES: Record<string, unknown> = {
@@ -26,7 +26,7 @@ function clientExample(model: Model) {
         `const { data, error } = await api.GET("/${model.project}/${table.name}/${version}/list", {`,
         `  params: { query: { limit: 20, sort: ["-id"] } },`,
         `});`,
-        `// data.data: the ${table.name} records, typed; error: the failure envelope.`,
+        `// data.data: the records in ${table.name}, typed; error: the failure envelope.`,
         `if (data) console.log(data.data);`,
         `else console.error(error.message);`,
       ]
@@ -38,10 +38,14 @@ function clientExample(model: Model) {
 export interface ReadmeContext {
   project: string;
   firstTable: string;
+  /** A version that serves the first table, for the example of a scope pinned to a version. */
+  firstTableVersion: string;
   /** The versions, as Markdown code. */
   versions: string;
   client: { version: string; call: string };
   deprecated: { version: string; since: string; sunset: string }[];
+  /** The 410 message of each version with a sunset. */
+  gone: { version: string; message: string }[];
   tables: {
     name: string;
     versions: string;
@@ -67,13 +71,17 @@ export function readmeContext(model: Model): ReadmeContext {
   return {
     project: model.project,
     firstTable: model.tables[0]!.name,
+    firstTableVersion: model.tables[0]!.versions[0]!,
     versions: model.versions.map((version) => `\`${version}\``).join(", "),
     client: clientExample(model),
     deprecated: Object.entries(model.deprecated).map(([version, { since, sunset }]) => ({
       version,
       since: since ? ` since ${since}` : "",
-      sunset: sunset ? `; it stops answering on ${sunset}` : "",
+      sunset: sunset ? `; from its sunset, ${sunset}, every request to it is answered 410 Gone` : "",
     })),
+    gone: Object.entries(model.deprecated).flatMap(([version, { sunset }]) =>
+      sunset ? [{ version, message: goneMessage(version, sunset) }] : [],
+    ),
     tables: model.tables.map((table) => {
       // The examples use the table's first version, in its field names.
       const first = tableInVersion(table, table.versions[0]!);

@@ -38,7 +38,10 @@ export const versionPolicySchema = z
       .union([z.boolean(), z.string()])
       .optional()
       .describe("The version is deprecated: true, or the date it was (YYYY-MM-DD)"),
-    sunset: z.string().optional().describe("The date the version stops answering (YYYY-MM-DD)"),
+    sunset: z
+      .string()
+      .optional()
+      .describe("The date from which every request to the version is answered 410 Gone (YYYY-MM-DD)"),
   })
   .strict();
 

@@ -15,6 +15,8 @@ export interface SqlReading {
   keywords: string[];
   /** Number of statements (text separated by `;`, ignoring empty ones). */
   statements: number;
+  /** Every name the SQL writes, bare (after a `.` too) or quoted with `"` or `` ` ``, lower-cased. */
+  names: string[];
 }
 
 const WRITE_KEYWORDS = new Set(
@@ -28,6 +30,7 @@ export function readSql(sql: string): SqlReading {
   const params: string[] = [];
   const paramSpans: SqlReading["paramSpans"] = [];
   const keywords: string[] = [];
+  const names: string[] = [];
   let statements = 0;
   let statementHasContent = false;
   let i = 0;
@@ -39,7 +42,15 @@ export function readSql(sql: string): SqlReading {
     } else if (c === "/" && next === "*") {
       i = indexAfter(sql, "*/", i + 2);
     } else if (c === "'" || c === '"' || c === "`") {
-      i = endOfQuoted(sql, c, i + 1);
+      const end = endOfQuoted(sql, c, i + 1);
+      if (c !== "'")
+        names.push(
+          sql
+            .slice(i + 1, end - 1)
+            .replaceAll(c + c, c)
+            .toLowerCase(),
+        );
+      i = end;
       statementHasContent = true;
     } else if (c === "$" && DOLLAR_QUOTE.test(sql.slice(i))) {
       const tag = DOLLAR_QUOTE.exec(sql.slice(i))![0];
@@ -60,6 +71,7 @@ export function readSql(sql: string): SqlReading {
     } else if (/[A-Za-z_]/.test(c)) {
       const word = /^[A-Za-z_][A-Za-z0-9_$]*/.exec(sql.slice(i))![0];
       if (!/\.\s*$/.test(sql.slice(Math.max(0, i - 8), i))) keywords.push(word.toUpperCase());
+      names.push(word.toLowerCase());
       statementHasContent = true;
       i += word.length;
     } else {
@@ -68,7 +80,7 @@ export function readSql(sql: string): SqlReading {
     }
   }
   if (statementHasContent) statements++;
-  return { params, paramSpans, keywords, statements };
+  return { params, paramSpans, keywords, statements, names };
 }
 
 /** The SQL with each `:name` replaced by PostgreSQL's `$n`, n being the name's place in `order`. */

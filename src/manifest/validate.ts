@@ -1,7 +1,8 @@
 import type { z } from "zod";
 import { UserError } from "../errors.ts";
 import { isDateTime, isEmail, isPhone } from "../runtime/formats.ts";
-import type { ManifestSource, Path } from "./load.ts";
+import { checkablePart } from "./checkable.ts";
+import type { ManifestSource, Path, Position } from "./load.ts";
 import { pascalCase } from "./names.ts";
 import {
   DEFAULT_MAX_LENGTH,
@@ -28,15 +29,41 @@ export interface Problem {
   atKey?: boolean;
 }
 
+/**
+ * A problem as the user reads it (`file:line:column path: message`), and where it is: its place in
+ * the file, and its path in the manifest with its message alone (the studio shows each at its field).
+ */
+export interface LocatedProblem extends Position {
+  text: string;
+  path?: Path;
+  message?: string;
+}
+
 /** Every problem of a manifest, each located in its file; thrown as one user error. */
 export class ManifestError extends UserError {
+  /** Each problem as the user reads it. */
+  readonly problems: readonly string[];
+
   constructor(
     readonly file: string,
-    readonly problems: readonly string[],
+    readonly located: readonly LocatedProblem[],
+    /**
+     * What is left to check of a manifest with problems (src/manifest/checkable.ts): the queries
+     * whose tables are sound, which the CLI prepares to report their problems beside these, and
+     * where in the file a path is written.
+     */
+    readonly unchecked?: { part: RawManifest; locate: ManifestSource["locate"] },
   ) {
-    const count = problems.length === 1 ? "1 problem" : `${problems.length} problems`;
-    super(`${file}: ${count}:\n${problems.map((problem) => `  ${problem}`).join("\n")}`);
+    const texts = located.map(({ text }) => text);
+    const count = texts.length === 1 ? "1 problem" : `${texts.length} problems`;
+    super(`${file}: ${count}:\n${texts.map((problem) => `  ${problem}`).join("\n")}`);
+    this.problems = texts;
   }
+}
+
+/** Problems in the order of their places in the file (those at one place keep their order). */
+export function inFileOrder(problems: LocatedProblem[]): LocatedProblem[] {
+  return [...problems].sort((a, b) => a.line - b.line || a.column - b.column);
 }
 
 const RESERVED_TABLE_NAMES = new Set(["prisma", "prisma_client"]);
@@ -87,11 +114,24 @@ export function validateManifest(source: ManifestSource): RawManifest {
   const rules = ruleProblems(source.data).filter(({ path }) => !refused.has(formatPath(path)));
   const problems = [...structure, ...rules];
   if (problems.length > 0) {
-    const located = problems
-      .map(({ path, message, atKey }, index) => ({ index, path, message, ...source.locate(path, atKey) }))
-      .sort((a, b) => a.line - b.line || a.column - b.column || a.index - b.index)
-      .map(({ path, message, line, column }) => `${source.file}:${line}:${column} ${formatPath(path)}: ${message}`);
-    throw new ManifestError(source.file, [...new Set(located)]);
+    const located = inFileOrder(
+      problems.map(({ path, message, atKey }) => {
+        const { line, column } = source.locate(path, atKey);
+        return {
+          line,
+          column,
+          path,
+          message,
+          text: `${source.file}:${line}:${column} ${formatPath(path)}: ${message}`,
+        };
+      }),
+    );
+    const seen = new Set<string>();
+    const distinct = located.filter(({ text }) => !seen.has(text) && seen.add(text));
+    // What the CLI can still check: the custom queries whose tables these problems leave sound.
+    const paths = problems.map(({ path }) => path);
+    const part = checkablePart(source.data, paths);
+    throw new ManifestError(source.file, distinct, part && { part, locate: source.locate });
   }
   return parsed!.data!;
 }
@@ -416,8 +456,14 @@ function checkIndexes(value: unknown, path: Path, fields: Set<string>, report: R
 
 /** Reports a name that is not an identifier; returns whether it is one. */
 function checkIdentifier(name: string, path: Path, what: string, report: Report): boolean {
-  if (IDENTIFIER.test(name)) return true;
   const atKey = path.at(-1) === name;
+  if (IDENTIFIER.test(name)) {
+    // A name every JavaScript object has (the only one a lowercase identifier can spell): the server
+    // looks names up in objects, and would find the object's own constructor under it.
+    if (!Object.hasOwn(Object.prototype, name)) return true;
+    report(path, `"${name}" is a reserved ${what} name: every JavaScript object has a ${name}`, atKey);
+    return false;
+  }
   report(
     path,
     `"${name}" is not a valid ${what} name: a lowercase letter, then lowercase letters, digits or underscores, 63 characters at most`,
@@ -469,6 +515,12 @@ function checkVersionPolicies(policies: Record<string, unknown>, report: Report)
     if (sunset !== undefined) {
       if (!isDate(sunset)) report([...path, "sunset"], `must be a date like 2027-06-30, not ${describe(sunset)}`);
       else if (!deprecated) report([...path, "sunset"], "needs deprecated: a version that ends is deprecated first");
+      else if (isDate(deprecated) && sunset < deprecated)
+        // RFC 9745 §4: the Sunset a version's answers carry must not be earlier than their Deprecation.
+        report(
+          [...path, "sunset"],
+          `${sunset} is earlier than the version's deprecation (${deprecated}): a version is deprecated before it ends (RFC 9745)`,
+        );
     }
   }
 }
@@ -621,7 +673,7 @@ function referenceDefaultProblem(value: unknown, table: string, uuid: boolean): 
     return `must be a lowercase UUID for a reference to ${table} (its id is a uuid), not ${describe(value)}`;
   }
   if (typeof value === "number" && Number.isInteger(value) && value >= 1 && value <= MAX_INTEGER) return undefined;
-  return `must be the id of a ${table} record, a whole number from 1 to ${MAX_INTEGER}, not ${describe(value)}`;
+  return `must be the id of a record in ${table}, a whole number from 1 to ${MAX_INTEGER}, not ${describe(value)}`;
 }
 
 function defaultProblem(

@@ -10,6 +10,8 @@ export interface RefusingReference {
   path: Reference[];
   /** How a refusal names it: `loans`, or `comments (through posts)`. */
   label: string;
+  /** The tables the label names: the referring table, and those the cascades pass through. */
+  tables: string[];
 }
 
 /**
@@ -30,11 +32,23 @@ export function refusingReferences(table: Table, model: Model): RefusingReferenc
       if (reference.onDelete !== "restrict") continue;
       const through = path.map((step) => step.table);
       const label = through.length === 0 ? reference.table : `${reference.table} (through ${through.join(", ")})`;
-      refusing.push({ reference, path, label });
+      refusing.push({ reference, path, label, tables: [reference.table, ...through] });
     }
   };
   visit(table, []);
   return refusing;
+}
+
+/**
+ * The versions of `table` in which a refusal may name `refusing`: those that have every table its
+ * label names (a version's messages name only what that version has). A refusal in another version
+ * counts it among `other records`.
+ */
+export function namingVersions(refusing: RefusingReference, table: Table, model: Model): string[] {
+  const tables = tablesByName(model);
+  return table.versions.filter((version) =>
+    refusing.tables.every((name) => tables.get(name)?.versions.includes(version)),
+  );
 }
 
 /** A model's tables by name, made once per model: every table asks (a large model has thousands). */

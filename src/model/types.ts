@@ -14,7 +14,7 @@ export interface Model {
   queries: Query[];
 }
 
-/** A deprecated version: since when (a date, or only that it is), and the date it stops answering. */
+/** A deprecated version: since when (a date, or only that it is), and the date from which it answers 410 Gone. */
 export interface Deprecation {
   since?: string;
   sunset?: string;

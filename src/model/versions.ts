@@ -1,4 +1,4 @@
-import type { Field, Table } from "./types.ts";
+import type { Field, Model, Table } from "./types.ts";
 
 /** A field as one API version has it: `name` is its name there, `column` the one it is stored under. */
 export interface VersionField extends Field {
@@ -48,4 +48,21 @@ export function isStoredShape(table: Table, version: string): boolean {
 /** Whether some version of the table differs from how it is stored. */
 export function hasVersionedFields(table: Table): boolean {
   return table.versions.some((version) => !isStoredShape(table, version));
+}
+
+/** The instant a manifest's date (YYYY-MM-DD) starts, in UTC: when a version is deprecated, or gone at its sunset. */
+export function startOfDay(date: string): Date {
+  return new Date(`${date}T00:00:00Z`);
+}
+
+/** The versions whose sunset has passed at `now`: every request to them is answered 410 Gone. */
+export function pastSunsets(model: Model, now: number): { version: string; sunset: string }[] {
+  return Object.entries(model.deprecated).flatMap(([version, { sunset }]) =>
+    sunset !== undefined && startOfDay(sunset).getTime() <= now ? [{ version, sunset }] : [],
+  );
+}
+
+/** The message of the 410 Gone a version answers from its sunset on. */
+export function goneMessage(version: string, sunset: string): string {
+  return `Version ${version} was sunset on ${sunset}`;
 }

@@ -1,5 +1,5 @@
 import { camelCase, pascalCase } from "../manifest/names.ts";
-import { refusingReferences } from "../model/references.ts";
+import { namingVersions, refusingReferences } from "../model/references.ts";
 import type { Field, Model, Table } from "../model/types.ts";
 import { columnList, quote, sqlList, statement } from "./sql.ts";
 
@@ -156,8 +156,9 @@ export function tableContext(table: Table, model: Model, storage: Storage): Tabl
           ]
         : [],
     ),
-    referrers: deleteBlockers(table, model, storage.single).map(({ table, name, sql }) => ({
+    referrers: deleteBlockers(table, model, storage.single).map(({ table, name, sql, versions }) => ({
       table,
+      ...(versions && { versions }),
       holds: { name, sql },
     })),
     fields: table.fields.map((field) => {
@@ -184,13 +185,17 @@ export function tableContext(table: Table, model: Model, storage: Storage): Tabl
  * statement telling whether it holds the record's id, or one the delete's cascades would delete.
  */
 function deleteBlockers(table: Table, model: Model, single: string) {
-  return refusingReferences(table, model).map(({ reference, path, label }) => {
+  return refusingReferences(table, model).map((refusing) => {
+    const { reference, path, label } = refusing;
+    // Named only in the versions that have its tables, when some of the table's versions do not.
+    const naming = namingVersions(refusing, table, model);
     // Which records the delete reaches: the record itself, then those its cascades delete.
     let reached = `= ${single}`;
     for (const step of path)
       reached = `IN (SELECT "id" FROM ${quote(step.table)} WHERE ${quote(step.field)} ${reached})`;
     return {
       table: label,
+      versions: naming.length < table.versions.length ? naming : undefined,
       name: [`${reference.table}.${reference.field}.holds`, ...path.map((step) => `${step.table}.${step.field}`)].join(
         ".through.",
       ),

@@ -16,12 +16,13 @@ export const templatePath = <Context>(path: string) => path as TemplatePath<Cont
 
 /**
  * The modules every database's folder provides, which the shared code imports: the driver and its
- * pool or connection, constraint errors, list statements, the Prisma Client, custom queries, the
- * transactions of writes with hooks, stored values.
+ * pool or connection, constraint errors, the counts of keys with a rate limit, list statements,
+ * the Prisma Client, custom queries, the transactions of writes with hooks, stored values.
  */
 export const DATABASE_MODULES = [
   "constraints.ts",
   "db.ts",
+  "limits.ts",
   "list.ts",
   "prisma.ts",
   "query.ts",

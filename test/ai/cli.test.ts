@@ -1,4 +1,4 @@
-import { readFile, readdir } from "node:fs/promises";
+import { mkdir, readFile, readdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, describe, expect, it } from "vitest";
@@ -45,11 +45,38 @@ function tablegen(cwd: string, args: string[], env: Record<string, string> = {})
   });
 }
 
+/** Runs the CLI as `npx tablegen` in a project that has it installed, with only the environment given. */
+async function npxTablegen(cwd: string, args: string[], env: Record<string, string>) {
+  await mkdir(join(cwd, "node_modules", ".bin"), { recursive: true });
+  await writeFile(join(cwd, "package.json"), '{ "name": "npx-project", "private": true }\n');
+  await symlink(join(REPO, "bin", "tablegen.js"), join(cwd, "node_modules", ".bin", "tablegen"));
+  const base = Object.fromEntries(
+    ["PATH", "HOME", "TMPDIR"].flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])),
+  );
+  return execa("npx", ["tablegen", ...args], {
+    cwd,
+    env: { ...base, NO_COLOR: "1", npm_config_update_notifier: "false", ...env },
+    extendEnv: false,
+    reject: false,
+    stdin: "ignore",
+  });
+}
+
 function keyFor(server: FakeOpenAI): Record<string, string> {
   return { OPENAI_API_KEY: "test", OPENAI_BASE_URL: server.url };
 }
 
 describe.concurrent("tablegen ai", () => {
+  it("says npx tablegen in its Next line when run through npx (issue 25)", async () => {
+    const dir = await scratchDir("ai-npx");
+    const server = await serve([{ content: VALID }]);
+    const result = await npxTablegen(dir, ["ai", "A blog.", "--out", "blog.yaml"], keyFor(server));
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout.split("\n").at(-1)).toBe(
+      "Next: npx tablegen generate --manifest blog.yaml && npx tablegen migrate --manifest blog.yaml && cd server && npm install && npm start",
+    );
+  });
+
   it("refuses to start without OPENAI_API_KEY, naming it, and writes nothing", async () => {
     const dir = await scratchDir("ai-no-key");
     const result = await tablegen(dir, ["ai", "a blog"], { OPENAI_BASE_URL: "http://127.0.0.1:9/v1" });

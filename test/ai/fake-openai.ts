@@ -39,6 +39,8 @@ export interface FakeOpenAI {
   /** The base URL, for OPENAI_BASE_URL: http://127.0.0.1:<port>/v1 */
   url: string;
   requests: RecordedRequest[];
+  /** Adds replies to the script, after those not used yet. */
+  queue(...replies: Reply[]): void;
   close(): Promise<void>;
 }
 
@@ -105,6 +107,7 @@ export async function startFakeOpenAI(replies: Reply[]): Promise<FakeOpenAI> {
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
+    queue: (...replies) => void pending.push(...replies),
     close: async () => {
       server.closeAllConnections();
       server.close();

@@ -23,8 +23,19 @@ describe("the npm package", () => {
     });
     const [{ filename, files }] = JSON.parse(packed.stdout) as [{ filename: string; files: { path: string }[] }];
     const paths = files.map((file) => file.path);
-    for (const path of ["bin/tablegen.js", "dist/main.js", "templates/server/src/app.ts", "src/runtime/formats.ts"])
+    for (const path of [
+      "bin/tablegen.js",
+      "dist/main.js",
+      "templates/server/src/app.ts",
+      "src/runtime/formats.ts",
+      // The studio's browser app, built: nothing of it is fetched from anywhere at run time.
+      "dist/studio/index.html",
+      "dist/studio/main.js",
+      "dist/studio/main.css",
+    ])
       expect(paths, path).toContain(path);
+    // Its sources and the README's screenshots stay in the repository.
+    expect(paths.filter((path) => path.startsWith("studio-ui/") || path.endsWith(".png"))).toEqual([]);
     expect(paths).toContain("src/cli/prisma/diff.config.mjs");
     expect(paths.filter((path) => /^(test|bench|scripts|examples)\//.test(path) || path.endsWith(".db"))).toEqual([]);
 
@@ -59,6 +70,36 @@ describe("the npm package", () => {
     expect(generated.stdout).toMatch(/^Generated server: \d+ files written, 0 unchanged\nWrote the first migration: /);
     const packageJson = JSON.parse(await readFile(join(project, "server/package.json"), "utf8"));
     expect(packageJson.dependencies.fastify).toMatch(/^\^\d/);
+    // The studio serves its prebuilt app from the installed package.
+    const studio = execa(process.execPath, [join(pkg, "bin/tablegen.js"), "studio", ".", "--port", "0"], {
+      cwd: project,
+      buffer: false,
+      reject: false,
+    });
+    const address = await new Promise<URL>((resolve, reject) => {
+      let output = "";
+      studio.stdout!.on("data", (chunk: Buffer) => {
+        output += chunk.toString();
+        const match = /tablegen studio: (http:\/\/\S+)/.exec(output);
+        if (match) resolve(new URL(match[1]!));
+      });
+      studio.on("exit", (code) => reject(new Error(`tablegen studio exited with ${code}: ${output}`)));
+    });
+    try {
+      const cookie = `tablegen_studio_${address.port}=${address.searchParams.get("token")}`;
+      for (const [path, type] of [
+        ["/", "text/html"],
+        ["/main.js", "javascript"],
+        ["/main.css", "text/css"],
+      ] as const) {
+        const answer = await fetch(new URL(path, address), { headers: { cookie } });
+        expect(answer.status, path).toBe(200);
+        expect(answer.headers.get("content-type"), path).toContain(type);
+      }
+    } finally {
+      studio.kill("SIGTERM");
+      await studio;
+    }
     // The installed package runs its compiled CLI (no TypeScript loader), however new its sources look.
     await writeFile(join(pkg, "src/cli/main.ts"), "throw new Error('the sources ran');\n");
     expect((await tablegen(["--version"])).stdout).toBe(PACKAGE.version);

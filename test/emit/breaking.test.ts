@@ -187,6 +187,23 @@ describe("the breaking-change guard's comparison", () => {
     ]);
   });
 
+  it("takes the answers of scoped keys (403, 429) as additions to a document published before them", () => {
+    // v1 as a tablegen before issue 29 wrote it: no 403 or 429 anywhere, the same descriptions otherwise.
+    const before = structuredClone(published.get("v1")!) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    for (const operations of Object.values(before.paths) as Record<string, { responses: Record<string, unknown> }>[])
+      for (const operation of Object.values(operations)) {
+        delete operation.responses["403"];
+        delete operation.responses["429"];
+      }
+    delete before.components.responses.Forbidden;
+    delete before.components.responses.TooManyRequests;
+    expect(documentBreaks("v1", before, published.get("v1")!)).toEqual([]);
+    // The guard does compare them: taking them away again is a break.
+    expect(documentBreaks("v1", published.get("v1")!, before)).toContain(
+      "v1: GET /shop/customers/v1/list: response 403 removed",
+    );
+  });
+
   it("reports a removed version", () => {
     const both = documents(PUBLISHED.replace("tables:", "versions: [v1, v2]\ntables:"));
     expect(breakingChanges(both, published)).toEqual(["v2: version removed: the manifest no longer has it"]);

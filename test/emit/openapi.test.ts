@@ -100,13 +100,28 @@ describe("the OpenAPI document of a version", () => {
 
   it("answers every status an operation can meet, each in the envelope, with the fixed messages as constants", () => {
     const statuses = (id: string) => Object.keys(operation(v1, id).responses);
-    expect(statuses("listUsers")).toEqual(["200", "400", "401", "408", "500", "503"]);
-    expect(statuses("getUser")).toEqual(["200", "401", "404", "408", "500", "503"]);
-    expect(statuses("createUser")).toEqual(["201", "400", "401", "408", "409", "413", "415", "500", "503"]);
-    expect(statuses("updateUser")).toEqual(["200", "400", "401", "404", "408", "409", "413", "415", "500", "503"]);
-    expect(statuses("deleteUser")).toEqual(["200", "400", "401", "404", "408", "409", "413", "415", "500", "503"]);
+    expect(statuses("listUsers")).toEqual(["200", "400", "401", "403", "408", "429", "500", "503"]);
+    expect(statuses("getUser")).toEqual(["200", "401", "403", "404", "408", "429", "500", "503"]);
+    expect(statuses("createUser")).toEqual([
+      "201",
+      "400",
+      "401",
+      "403",
+      "408",
+      "409",
+      "413",
+      "415",
+      "429",
+      "500",
+      "503",
+    ]);
+    const writes = ["200", "400", "401", "403", "404", "408", "409", "413", "415", "429", "500", "503"];
+    expect(statuses("updateUser")).toEqual(writes);
+    expect(statuses("deleteUser")).toEqual(writes);
     expect(statuses("createPost")).not.toContain("409"); // posts has no unique field
-    expect(statuses("queryCategoryPosts")).toEqual(["200", "400", "401", "408", "500", "503"]);
+    expect(statuses("queryCategoryPosts")).toEqual(["200", "400", "401", "403", "408", "429", "500", "503"]);
+    // Every valid key may read the documents, whatever its scope; a key with a limit counts them too.
+    expect(statuses("getOpenApiDocument")).toEqual(["200", "401", "408", "429", "500", "503"]);
 
     const responses = operation(v1, "updateUser").responses;
     expect(messageOf(v1, responses["401"])).toEqual({ type: "string", const: "Invalid or missing API signature key" });
@@ -115,8 +130,21 @@ describe("the OpenAPI document of a version", () => {
     expect(messageOf(v1, responses["413"])).toEqual({ type: "string", const: "Payload too large" });
     expect(messageOf(v1, responses["415"])).toEqual({ type: "string", const: "Unsupported media type" });
     expect(messageOf(v1, responses["500"])).toEqual({ type: "string", const: "Internal server error" });
-    expect(messageOf(v1, responses["503"])).toEqual({ type: "string", const: "Service unavailable" });
+    expect(messageOf(v1, responses["503"])).toEqual({
+      type: "string",
+      enum: ["Service unavailable", "Service unavailable: the database schema is newer than this server"],
+    });
     expect(messageOf(v1, responses["400"])).toEqual({ type: "string", pattern: "^Invalid request: " });
+    // A scoped key's 403 names the action and the table or query; a limited key's 429 says when to retry.
+    expect(messageOf(v1, responses["403"])).toEqual({ type: "string", pattern: "^This key may not " });
+    expect(messageOf(v1, responses["429"])).toEqual({ type: "string", const: "Too many requests" });
+    expect(resolve(v1, responses["429"]).headers).toEqual({
+      "Retry-After": {
+        description: "Seconds until the key's next window starts.",
+        required: true,
+        schema: { type: "integer", minimum: 1 },
+      },
+    });
     expect(messageOf(v1, responses["409"])).toEqual({
       type: "string",
       enum: ["Invalid request: email already exists"],
@@ -126,8 +154,12 @@ describe("the OpenAPI document of a version", () => {
       enum: ["Record is referenced by comments", "Record is referenced by other records"],
     });
     // Posts cascade with their user; the comments on them refuse (the message the server gives).
-    expect(messageOf(v1, operation(v1, "deleteUser").responses["409"]).enum).toEqual([
+    expect(messageOf(v2, operation(v2, "deleteUser").responses["409"]).enum).toEqual([
       "Record is referenced by comments (through posts)",
+      "Record is referenced by other records",
+    ]);
+    // v1 has no comments: its messages do not name them (issue 25).
+    expect(messageOf(v1, operation(v1, "deleteUser").responses["409"]).enum).toEqual([
       "Record is referenced by other records",
     ]);
 
@@ -271,7 +303,9 @@ describe("the OpenAPI document of a version", () => {
     expect(Object.keys(document.components.responses as Json)).toEqual([
       "BadRequest",
       "Unauthorized",
+      "Forbidden",
       "RequestTimeout",
+      "TooManyRequests",
       "InternalError",
       "ServiceUnavailable",
     ]);

@@ -229,6 +229,30 @@ describe("names", () => {
     ]);
   });
 
+  it("reserves constructor, a name every JavaScript object has, for tables, fields, API names, queries and parameters (issue 25)", () => {
+    const manifest = [
+      "project: x",
+      "tables:",
+      "  constructor:",
+      "    fields:",
+      "      constructor: TEXT",
+      "      maker: { type: TEXT, names: { v1: constructor } }",
+      "queries:",
+      "  constructor:",
+      "    params: { constructor: TEXT }",
+      "    sql: SELECT maker FROM t WHERE maker = :constructor",
+      "",
+    ].join("\n");
+    expect(problems(manifest)).toEqual([
+      'm.yaml:3:3 tables.constructor: "constructor" is a reserved table name: every JavaScript object has a constructor',
+      'm.yaml:5:7 tables.constructor.fields.constructor: "constructor" is a reserved field name: every JavaScript object has a constructor',
+      'm.yaml:6:41 tables.constructor.fields.maker.names.v1: "constructor" is a reserved field name: every JavaScript object has a constructor',
+      'm.yaml:6:41 tables.constructor.fields.maker.names.v1: duplicate name in v1: "constructor" is also the field "constructor"',
+      'm.yaml:8:3 queries.constructor: "constructor" is a reserved query name: every JavaScript object has a constructor',
+      'm.yaml:9:15 queries.constructor.params.constructor: "constructor" is a reserved parameter name: every JavaScript object has a constructor',
+    ]);
+  });
+
   it("reserves the table names prisma and prisma_client", () => {
     expect(
       problems(
@@ -535,7 +559,7 @@ describe("defaults", () => {
       "",
     ].join("\n");
     expect(problems(text)).toEqual([
-      "m.yaml:12:60 tables.posts.fields.user_id.default: must be the id of a users record, a whole number from 1 to 2147483647, not number 0",
+      "m.yaml:12:60 tables.posts.fields.user_id.default: must be the id of a record in users, a whole number from 1 to 2147483647, not number 0",
       "m.yaml:13:58 tables.posts.fields.tag_id.default: must be a lowercase UUID for a reference to tags (its id is a uuid), not number 1",
     ]);
   });

@@ -58,6 +58,16 @@ describe("versions that differ", () => {
     ]);
   });
 
+  it("refuses a sunset earlier than the version's deprecation (RFC 9745 §4), located at the sunset", () => {
+    expect(
+      problems(
+        "project: x\nversions:\n  v1: { deprecated: 2026-11-01, sunset: 2026-10-31 }\n  v2: { deprecated: 2026-11-01, sunset: 2026-11-01 }\n  v3: { deprecated: true, sunset: 2020-01-01 }\n  v4: {}\ntables:\n  t:\n    fields:\n      a: TEXT\n",
+      ),
+    ).toEqual([
+      "m.yaml:3:41 versions.v1.sunset: 2026-10-31 is earlier than the version's deprecation (2026-11-01): a version is deprecated before it ends (RFC 9745)",
+    ]);
+  });
+
   it("refuses a field's versions and names outside its table's versions", () => {
     expect(
       problems(

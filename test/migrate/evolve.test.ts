@@ -120,6 +120,7 @@ for (const database of ["sqlite", "postgresql"] as const) {
         expect(refused.stderr).toBe(
           "tablegen: migrate refused: the change would lose data:\n" +
             "  customers.notes: field removed, 2 rows hold a value\n" +
+            "A server still running code that uses what this removes or changes answers 503 on that table until it is replaced: deploy the server generated from this manifest first, then apply this migration.\n" +
             "Nothing was written or changed. Run again with --accept-data-loss to apply it.",
         );
         expect(await readdir(join(dir, "server/prisma/migrations"))).toEqual(migrations);

@@ -5,12 +5,17 @@ import { execa } from "execa";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 
-/** bin/tablegen.js's test: dist/main.js exists and no file of src/ is newer. */
+/** bin/tablegen.js's test: dist/main.js exists and no file of src/ is newer (and so for the studio's app). */
 function compiledIsCurrent(): boolean {
-  const compiled = join(REPO, "dist", "main.js");
+  return (
+    isCurrent(join(REPO, "dist", "main.js"), join(REPO, "src")) &&
+    isCurrent(join(REPO, "dist", "studio", "main.js"), join(REPO, "studio-ui"))
+  );
+}
+
+function isCurrent(compiled: string, sources: string): boolean {
   if (!existsSync(compiled)) return false;
   const built = statSync(compiled).mtimeMs;
-  const sources = join(REPO, "src");
   return readdirSync(sources, { recursive: true, encoding: "utf8" }).every(
     (file) => statSync(join(sources, file)).mtimeMs <= built,
   );
@@ -19,7 +24,8 @@ function compiledIsCurrent(): boolean {
 // bin/tablegen.js runs the compiled CLI in dist/ when it is current (as after `npm ci`, which builds
 // it), and the TypeScript sources through tsx otherwise, about 0.4 s of CPU more per command; the
 // tests run a hundred-odd commands. So a run whose dist/ is out of date (src/ edited since) starts
-// with `npm run build`, as `npm install` would. A failed build leaves the commands on tsx, and
+// with `npm run build`, as `npm install` would; it also builds the studio's browser app (dist/studio,
+// which the studio serves however the CLI runs) when studio-ui/ changed. A failed build leaves the commands on tsx, and
 // TABLEGEN_TEST_NO_BUILD=1 skips the build (to run the sources through tsx on purpose).
 export default async function setup() {
   if (process.env.TABLEGEN_TEST_NO_BUILD === "1" || compiledIsCurrent()) return;

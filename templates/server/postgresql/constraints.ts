@@ -1,6 +1,6 @@
 import pg from "pg";
 import type { Db } from "./db.js";
-import { Failure, invalid } from "./http/errors.js";
+import { Failure, invalid, Referenced, type Referrer } from "./http/errors.js";
 
 /** A reference field and a statement telling whether the record it names exists. */
 export interface ReferenceCheck {
@@ -12,10 +12,10 @@ export interface ReferenceCheck {
 /**
  * A reference that can refuse a delete (`onDelete: restrict`, to the record or to one its cascades
  * would delete) and a statement telling whether it holds a given id. `table` is how the refusal
- * names it: `loans`, or `comments (through posts)`.
+ * names it: `loans`, or `comments (through posts)`; `versions`, when some versions of the table
+ * lack a table it names, those that may.
  */
-export interface ReferrerCheck {
-  table: string;
+export interface ReferrerCheck extends Referrer {
   holds: pg.QueryConfig;
 }
 
@@ -58,9 +58,10 @@ export async function writeFailure(
  */
 export async function deleteFailure(db: Db, error: unknown, id: unknown, referrers: ReferrerCheck[]): Promise<unknown> {
   if (!(error instanceof pg.DatabaseError) || error.code !== FOREIGN_KEY_VIOLATION) return error;
-  const tables: string[] = [];
-  for (const { table, holds } of referrers) {
-    if (!tables.includes(table) && (await db.query({ ...holds, values: [id] })).rowCount! > 0) tables.push(table);
+  const holding: ReferrerCheck[] = [];
+  for (const referrer of referrers) {
+    if (holding.some(({ table }) => table === referrer.table)) continue;
+    if ((await db.query({ ...referrer.holds, values: [id] })).rowCount! > 0) holding.push(referrer);
   }
-  return new Failure(409, `Record is referenced by ${tables.length > 0 ? tables.join(", ") : "other records"}`);
+  return new Referenced(holding);
 }

@@ -26,6 +26,9 @@ const types = {
   }) as typeof pg.types.getTypeParser,
 };
 
+/** Records read at a time when a whole table is listed: each batch is a round trip to the database. */
+export const LIST_BATCH = 1000;
+
 /** How long a request waits for a connection (a new one, or a pooled one to come free) before a 503. */
 const CONNECT_TIMEOUT_MS = 5000;
 
@@ -51,6 +54,21 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   if (typeof code === "string" && (UNAVAILABLE_STATES.test(code) || UNAVAILABLE_SOCKETS.has(code))) return true;
   return UNAVAILABLE_WORDS.test(error.message);
+}
+
+/**
+ * Errors that mean a migration changed the database under the running server: a table or column
+ * its statements name is gone (undefined_table, undefined_column), or a prepared statement's
+ * columns changed type. The server answers them with 503 until it is regenerated.
+ */
+const SCHEMA_NEWER_STATES = new Set(["42P01", "42703"]);
+
+export function isSchemaNewer(error: unknown): boolean {
+  if (!(error instanceof pg.DatabaseError)) return false;
+  return (
+    SCHEMA_NEWER_STATES.has(error.code ?? "") ||
+    (error.code === "0A000" && error.message === "cached plan must not change result type")
+  );
 }
 
 /** A connection pool; the server keeps no other state, so any number of copies can share a database. */

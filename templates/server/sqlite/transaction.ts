@@ -1,4 +1,4 @@
-import { connect, type Db } from "./db.js";
+import { connect, lockTimeout, unlocked, type Db } from "./db.js";
 import type { Routed, TableWrites } from "./hooked.js";
 
 /** The database as hooks get it: the transaction's connection. */
@@ -13,7 +13,7 @@ export type TransactionDb = Db;
  * blocking the server).
  */
 export function openTransactions(db: Db) {
-  const connection = connect(db.name, db.pragma("busy_timeout", { simple: true }) as number);
+  const connection = connect(db.name, lockTimeout(db));
 
   let last: Promise<unknown> = Promise.resolve();
   let open = 0;
@@ -22,7 +22,8 @@ export function openTransactions(db: Db) {
     run<T>(work: (db: Db, handle: TransactionDb) => Promise<T>): Promise<T> {
       open++;
       const result = last.then(async () => {
-        connection.exec("BEGIN IMMEDIATE");
+        // The write lock, waited for (another process may hold it) with the event loop free.
+        await unlocked(connection, () => connection.exec("BEGIN IMMEDIATE"));
         try {
           const value = await work(connection, connection);
           connection.exec("COMMIT");

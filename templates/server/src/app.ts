@@ -3,6 +3,8 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import type { Config } from "./config.js";
 import type { Db } from "./db.js";
 import { loadCustomRoutes, loadHooks } from "./hooks.js";
+import { keyAccess } from "./http/access.js";
+import { audited, writeLog } from "./http/audit.js";
 import { keyCheck } from "./http/auth.js";
 import { apiDocs } from "./http/docs.js";
 import { answerClientError, createServer } from "./http/connections.js";
@@ -10,6 +12,7 @@ import { Failure, handleError, handleNotFound, notFoundFailure } from "./http/er
 import { formats } from "./http/formats.js";
 import { parseJsonBodies } from "./http/json.js";
 import { answerWrongMethods, refusal } from "./http/methods.js";
+import { openLimiter } from "./limits.js";
 import { api, routes } from "./routes.js";
 import { openStore } from "./store.js";
 
@@ -23,7 +26,11 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
     corsEnabled && request.method === "OPTIONS" && request.headers["access-control-request-method"] !== undefined;
   // The API reference and its documents are public with API_DOCS=on (their routes say so).
   const isPublic = (request: FastifyRequest) => request.routeOptions.config?.public === true;
-  const checkKey = keyCheck(config.signatureKeys, (request) => isPreflight(request) || isPublic(request));
+  const checkKey = keyCheck(
+    config.signatureKeys,
+    config.apiKeys,
+    (request) => isPreflight(request) || isPublic(request),
+  );
   const logsRequests = LOGGED_REQUESTS.has(config.logLevel);
 
   const app: FastifyInstance = Fastify({
@@ -39,7 +46,10 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
     bodyLimit: config.bodyLimit,
     routerOptions: { ignoreTrailingSlash: true },
     // Errors met before routing (a path that is not valid percent-encoding): the key still comes first.
-    frameworkErrors: (error, request, reply) => handleError(checkKey(request) ?? error, request, reply),
+    frameworkErrors: (error, request, reply) => {
+      const key = checkKey(request);
+      return handleError(key instanceof Failure ? key : error, request, reply);
+    },
     ajv: {
       customOptions: {
         allErrors: true,
@@ -61,6 +71,20 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
     },
   });
 
+  // API_KEY_<NAME> keys: each route learns, as it is registered, which of them may call it; with none,
+  // nothing is registered and the key check is API_SIGNATURE_KEY's alone.
+  const limiter = openLimiter(db, api.project);
+  const access = config.apiKeys.length > 0 ? keyAccess(config.apiKeys, api, limiter) : undefined;
+  if (access) {
+    access.register(app);
+    if (config.apiKeys.some((key) => key.limit !== undefined)) await limiter.prepare();
+    for (const key of config.apiKeys) {
+      if (key.expires !== undefined && key.expires <= Date.now()) {
+        app.log.warn(`${key.variable} expired on ${new Date(key.expires).toISOString()}: it is refused (401)`);
+      }
+    }
+  }
+
   if (corsEnabled) {
     // Loaded only when CORS is on: a few milliseconds of every start otherwise.
     const { default: cors } = await import("@fastify/cors");
@@ -69,16 +93,17 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       // Every method a route may serve (the contract's GET, HEAD, POST and DELETE, and any of your own
       // routes'), and the list headers a browser script may read.
       methods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"],
-      exposedHeaders: ["Link", "X-Total-Count"],
+      exposedHeaders: ["Link", "X-Total-Count", "Retry-After"],
     });
   }
-  // Every request, in one synchronous hook: the key first; then a request no route matched is
-  // answered before its body is read: 405 for a known path in a method no route names (PROPFIND,
-  // TRACE…), else 404.
+  // Every request, in one hook: the key first; then a request no route matched is answered before
+  // its body is read: 405 for a known path in a method no route names (PROPFIND, TRACE…), else 404;
+  // then an API_KEY_<NAME> key's scope (403) and limit (429).
   const wrongMethods = answerWrongMethods(app, { exceptOptions: corsEnabled });
   app.addHook("onRequest", (request, reply, done) => {
-    const refused = checkKey(request);
-    if (refused !== undefined || !request.is404) return done(refused);
+    const key = checkKey(request);
+    if (key instanceof Failure) return done(key);
+    if (!request.is404) return key === undefined ? done() : access!.check(request, reply, key, done);
     const allow = wrongMethods.allowedAt(request);
     if (allow === undefined) return done(notFoundFailure());
     reply.header("allow", allow);
@@ -86,11 +111,19 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   });
   // One line per request at info: method, path without its query string, status and milliseconds;
   // never a header, so never the key. Not registered above info, where it would cost every request.
+  // A write's line is its audit line (AUDIT_LOG): "write", with the key's name, the action, the
+  // table, the id and the version too.
+  const writes = config.auditLog ? writeLog(app.log, logsRequests) : undefined;
   if (logsRequests) {
     app.addHook("onResponse", async (request, reply) => {
       const path = request.url.split("?", 1)[0];
       const ms = Math.round(reply.elapsedTime * 10) / 10;
-      request.log.info({ method: request.method, path, status: reply.statusCode, ms }, "request");
+      const { method } = request;
+      const status = reply.statusCode;
+      const write = writes?.of(request);
+      if (write === undefined) return request.log.info({ method, path, status, ms }, "request");
+      const { key, action, table, id, version } = write;
+      request.log.info({ method, path, status, ms, key, action, table, id, version }, "write");
     });
   }
 
@@ -105,8 +138,10 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
 
   const store = openStore(db, await loadHooks());
   app.addHook("onClose", async () => store.close());
-  await app.register(routes, { store, custom: await loadCustomRoutes() });
-  await app.register(apiDocs, { ...api, open: config.apiDocs });
+  // Writes told to their log (AUDIT_LOG=off: the tables' writes are called directly).
+  const tables = writes ? audited(store.tables, writes.write) : store.tables;
+  await app.register(routes, { store: { ...store, tables }, custom: await loadCustomRoutes() });
+  await app.register(apiDocs, { project: api.project, versions: api.versions, open: config.apiDocs });
   wrongMethods.register();
   return app;
 }

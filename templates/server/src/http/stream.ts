@@ -1,8 +1,7 @@
 import { Readable } from "node:stream";
+import { setImmediate as turn } from "node:timers/promises";
+import { LIST_BATCH } from "../db.js";
 import type { ListQuery } from "./list.js";
-
-/** Records read and written at a time when a whole table is listed. */
-export const LIST_BATCH = 1000;
 
 /** The whole table's first batch, in id order: a constant, so its statement is built once. */
 export const WHOLE_TABLE: ListQuery = { filters: [], sort: [], limit: LIST_BATCH, count: false };
@@ -52,7 +51,9 @@ export function partsBatch<Id>(rows: ListPart<Id>[], write = (json: string) => j
 /**
  * A whole table's list answer, written batch by batch as it is read in id order (each batch after
  * the last id of the one before), so the server's memory does not grow with the table. The bytes
- * are those of the answer built at once: the envelope, then each record as JSON.
+ * are those of the answer built at once: the envelope, then each record as JSON. A batch read at
+ * once (SQLite reads on this thread) is followed by a turn of the event loop, so other requests,
+ * and other streams, are served between batches rather than after the whole table.
  */
 export function streamedList<Id>(
   first: ListBatch<Id>,
@@ -70,7 +71,8 @@ export function streamedList<Id>(
       // Written: let it go before the next read, so no collection during it finds it alive.
       parts = [];
       if (size < LIST_BATCH) break;
-      ({ parts, size, last } = await next(last!));
+      const batch = next(last!);
+      ({ parts, size, last } = batch instanceof Promise ? await batch : (await turn(), batch));
     }
     yield "]}";
   }

@@ -41,9 +41,11 @@ function describe(error: FastifySchemaValidationError, context: Context): string
       if (!subject) return context === "body" ? "body must be a JSON object" : `${whole} is not valid`;
       if ((error as { data?: unknown }).data === null) return `${subject} must not be null`;
       if (context === "querystring") return `${subject} must be given once`;
-      return `${subject} must be ${typeName(params.type)}`;
+      // A field with a format is named by it whatever the value's type, as list filters name it:
+      // `123` and `"abc"` for a uuid are both "must be a UUID".
+      return `${subject} must be ${formatName(error) ?? typeName(params.type)}`;
     case "format":
-      return `${subject} must be ${FORMAT_NAMES[String(params.format)] ?? "valid"}`;
+      return `${subject} must be ${formatName(error) ?? "valid"}`;
     case "maxLength":
       return `${subject} must be at most ${String(params.limit)} characters`;
     case "minLength":
@@ -57,6 +59,12 @@ function describe(error: FastifySchemaValidationError, context: Context): string
     default:
       return `${subject || whole} is not valid`;
   }
+}
+
+/** What the format of the value's schema asks for, if it has one. */
+function formatName(error: FastifySchemaValidationError): string | undefined {
+  const format = (error as { parentSchema?: { format?: string } }).parentSchema?.format;
+  return format === undefined ? undefined : FORMAT_NAMES[format];
 }
 
 function typeName(type: unknown): string {

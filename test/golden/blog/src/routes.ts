@@ -8,8 +8,16 @@ import { commentsRoutes } from "./routes/comments.js";
 import { categoryPostsRoute } from "./queries/category_posts.js";
 import { recentPostsRoute } from "./queries/recent_posts.js";
 
-/** The project and its versions, each described by openapi/<version>.json. */
-export const api = { project: "blog", versions: ["v1", "v2"] } as const;
+/**
+ * The project, its versions (each described by openapi/<version>.json) and those of each table and
+ * query, which key scopes are checked against.
+ */
+export const api = {
+  project: "blog",
+  versions: ["v1", "v2"],
+  tables: { users: ["v1", "v2"], posts: ["v1", "v2"], categories: ["v1"], comments: ["v2"] },
+  queries: { category_posts: ["v1", "v2"], recent_posts: ["v2"] },
+} as const;
 
 /** Every route, under the project's name: /blog/<table>/<version>/... and /blog/<version>/<query>. */
 export const routes: FastifyPluginAsync<{ store: Store; custom?: FastifyPluginAsync }> = async (

@@ -6,8 +6,16 @@ import { contactsRoutes } from "./routes/contacts.js";
 import { dealsRoutes } from "./routes/deals.js";
 import { pipelineRoute } from "./queries/pipeline.js";
 
-/** The project and its versions, each described by openapi/<version>.json. */
-export const api = { project: "crm", versions: ["v1"] } as const;
+/**
+ * The project, its versions (each described by openapi/<version>.json) and those of each table and
+ * query, which key scopes are checked against.
+ */
+export const api = {
+  project: "crm",
+  versions: ["v1"],
+  tables: { companies: ["v1"], contacts: ["v1"], deals: ["v1"] },
+  queries: { pipeline: ["v1"] },
+} as const;
 
 /** Every route, under the project's name: /crm/<table>/<version>/... and /crm/<version>/<query>. */
 export const routes: FastifyPluginAsync<{ store: Store; custom?: FastifyPluginAsync }> = async (

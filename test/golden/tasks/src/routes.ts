@@ -4,8 +4,16 @@ import type { Store } from "./store.js";
 import { tasksRoutes } from "./routes/tasks.js";
 import { openTasksRoute } from "./queries/open_tasks.js";
 
-/** The project and its versions, each described by openapi/<version>.json. */
-export const api = { project: "tasks", versions: ["v1"] } as const;
+/**
+ * The project, its versions (each described by openapi/<version>.json) and those of each table and
+ * query, which key scopes are checked against.
+ */
+export const api = {
+  project: "tasks",
+  versions: ["v1"],
+  tables: { tasks: ["v1"] },
+  queries: { open_tasks: ["v1"] },
+} as const;
 
 /** Every route, under the project's name: /tasks/<table>/<version>/... and /tasks/<version>/<query>. */
 export const routes: FastifyPluginAsync<{ store: Store; custom?: FastifyPluginAsync }> = async (

@@ -2,13 +2,13 @@
 import { deletedSchema, envelopeSchema } from "../http/envelope.js";
 import type { ListTable } from "../http/list.js";
 
-/** A categories record as the API returns it. */
+/** A record in categories, as the API returns it. */
 export type CategoriesRecord = {
   id: string;
   name: string;
 };
 
-/** The fields of a categories create; an update takes any non-empty subset. */
+/** The fields a create in categories takes; an update takes any non-empty subset. */
 export interface CategoriesInput {
   name: string;
 }

@@ -2,7 +2,7 @@
 import { deletedSchema, envelopeSchema } from "../http/envelope.js";
 import type { ListTable } from "../http/list.js";
 
-/** A comments record as the API returns it. */
+/** A record in comments, as the API returns it. */
 export type CommentsRecord = {
   id: number;
   post_id: number;
@@ -10,7 +10,7 @@ export type CommentsRecord = {
   text: string;
 };
 
-/** The fields of a comments create; an update takes any non-empty subset. */
+/** The fields a create in comments takes; an update takes any non-empty subset. */
 export interface CommentsInput {
   post_id: number;
   author: string;

@@ -2,7 +2,7 @@
 import { deletedSchema, envelopeSchema } from "../http/envelope.js";
 import type { ListTable } from "../http/list.js";
 
-/** A posts record as the API returns it. */
+/** A record in posts, as the API returns it. */
 export type PostsRecord = {
   id: number;
   title: string;
@@ -15,7 +15,7 @@ export type PostsRecord = {
   published_at: string | null;
 };
 
-/** The fields of a posts create; an update takes any non-empty subset. */
+/** The fields a create in posts takes; an update takes any non-empty subset. */
 export interface PostsInput {
   title: string;
   body?: string | null;

@@ -2,7 +2,7 @@
 import { deletedSchema, envelopeSchema } from "../http/envelope.js";
 import type { ListTable } from "../http/list.js";
 
-/** A users record as the API returns it. The people who write posts. */
+/** A record in users, as the API returns it. The people who write posts. */
 export type UsersRecord = {
   id: number;
   name: string;
@@ -14,7 +14,7 @@ export type UsersRecord = {
   created_at: string | null;
 };
 
-/** The fields of a users create; an update takes any non-empty subset. */
+/** The fields a create in users takes; an update takes any non-empty subset. */
 export interface UsersInput {
   name: string;
   email: string;

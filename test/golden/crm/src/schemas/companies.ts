@@ -2,7 +2,7 @@
 import { deletedSchema, envelopeSchema } from "../http/envelope.js";
 import type { ListTable } from "../http/list.js";
 
-/** A companies record as the API returns it. */
+/** A record in companies, as the API returns it. */
 export type CompaniesRecord = {
   id: string;
   name: string;
@@ -10,7 +10,7 @@ export type CompaniesRecord = {
   created_at: string | null;
 };
 
-/** The fields of a companies create; an update takes any non-empty subset. */
+/** The fields a create in companies takes; an update takes any non-empty subset. */
 export interface CompaniesInput {
   name: string;
   website?: string | null;

@@ -2,7 +2,7 @@
 import { deletedSchema, envelopeSchema } from "../http/envelope.js";
 import type { ListTable } from "../http/list.js";
 
-/** A contacts record as the API returns it. */
+/** A record in contacts, as the API returns it. */
 export type ContactsRecord = {
   id: number;
   company_id: string;
@@ -12,7 +12,7 @@ export type ContactsRecord = {
   vip: boolean;
 };
 
-/** The fields of a contacts create; an update takes any non-empty subset. */
+/** The fields a create in contacts takes; an update takes any non-empty subset. */
 export interface ContactsInput {
   company_id: string;
   full_name: string;

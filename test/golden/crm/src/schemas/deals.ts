@@ -2,7 +2,7 @@
 import { deletedSchema, envelopeSchema } from "../http/envelope.js";
 import type { ListTable } from "../http/list.js";
 
-/** A deals record as the API returns it. */
+/** A record in deals, as the API returns it. */
 export type DealsRecord = {
   id: number;
   contact_id: number;
@@ -12,7 +12,7 @@ export type DealsRecord = {
   notes: string | null;
 };
 
-/** The fields of a deals create; an update takes any non-empty subset. */
+/** The fields a create in deals takes; an update takes any non-empty subset. */
 export interface DealsInput {
   contact_id: number;
   title: string;

@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { Failure, invalid } from "./http/errors.js";
+import { Failure, invalid, Referenced, type Referrer } from "./http/errors.js";
 
 /** A reference field and a statement telling whether the record it names exists. */
 export interface ReferenceCheck {
@@ -11,10 +11,10 @@ export interface ReferenceCheck {
 /**
  * A reference that can refuse a delete (`onDelete: restrict`, to the record or to one its cascades
  * would delete) and a statement telling whether it holds a given id. `table` is how the refusal
- * names it: `loans`, or `comments (through posts)`.
+ * names it: `loans`, or `comments (through posts)`; `versions`, when some versions of the table
+ * lack a table it names, those that may.
  */
-export interface ReferrerCheck {
-  table: string;
+export interface ReferrerCheck extends Referrer {
   holds: Database.Statement<[unknown]>;
 }
 
@@ -47,6 +47,10 @@ const DELETE_REFUSALS = new Set(["SQLITE_CONSTRAINT_TRIGGER", "SQLITE_CONSTRAINT
  */
 export function deleteFailure(error: unknown, id: unknown, referrers: ReferrerCheck[]): unknown {
   if (!(error instanceof Database.SqliteError) || !DELETE_REFUSALS.has(error.code)) return error;
-  const tables = [...new Set(referrers.filter(({ holds }) => holds.get(id) !== undefined).map(({ table }) => table))];
-  return new Failure(409, `Record is referenced by ${tables.length > 0 ? tables.join(", ") : "other records"}`);
+  const holding: ReferrerCheck[] = [];
+  for (const referrer of referrers) {
+    if (holding.some(({ table }) => table === referrer.table)) continue;
+    if (referrer.holds.get(id) !== undefined) holding.push(referrer);
+  }
+  return new Referenced(holding);
 }

@@ -1,4 +1,4 @@
-import type { Db } from "./db.js";
+import { waitingForLocks, type Db } from "./db.js";
 import { apiDateTime } from "./values.js";
 
 export type Row = Record<string, unknown>;
@@ -16,7 +16,7 @@ export function prepareQuery(db: Db, sql: string, converted: Record<string, Stor
   if (!statement.readonly) throw new Error("a custom query must be read-only");
   const columns = Object.entries(converted);
 
-  return (params: Record<string, unknown>): Row[] => {
+  const run = (params: Record<string, unknown>): Row[] => {
     const rows = statement.all(params);
     if (columns.length === 0) return rows;
     for (const row of rows) {
@@ -25,6 +25,8 @@ export function prepareQuery(db: Db, sql: string, converted: Record<string, Stor
     }
     return rows;
   };
+  // It waits for a lock another process holds (rarely: WAL readers seldom need one) without holding the event loop.
+  return waitingForLocks(db, { run }).run;
 }
 
 /** SQLite's truth values are numbers: any but 0 is true. */

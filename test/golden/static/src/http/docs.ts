@@ -40,7 +40,8 @@ interface Asset {
  * Swagger UI, with every version, where a user types the key to try requests.
  */
 export const apiDocs: FastifyPluginAsync<ApiDocsOptions> = async (app, { project, versions, open }) => {
-  const config = { public: open };
+  // Every valid key may read them, whatever its scope: they hold the API's shape, never its data.
+  const config = { public: open, keys: "any" as const };
   for (const version of versions) {
     const document = readDocument(version);
     app.get(`/${project}/${version}/openapi.json`, { config }, async (_request, reply) =>

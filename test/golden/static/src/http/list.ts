@@ -113,7 +113,8 @@ function parseSort(text: string, table: ListTable, query: ListQuery, problems: s
   for (const item of text.split(",")) {
     const descending = item.startsWith("-");
     const field = descending ? item.slice(1) : item;
-    if (!(field in table.fields)) problems.push(`unknown sort field ${field || "(empty)"}`);
+    // Own fields only: `in` would find Object.prototype's names (constructor, toString, __proto__).
+    if (!Object.hasOwn(table.fields, field)) problems.push(`unknown sort field ${field || "(empty)"}`);
     else if (query.sort.some((order) => order.field === field)) problems.push(`sort names ${field} twice`);
     else query.sort.push({ field, descending });
   }

@@ -37,6 +37,8 @@ export function answerWrongMethods(app: FastifyInstance, { exceptOptions }: { ex
         app.route({
           method: others,
           url,
+          // Every valid key gets the 405, whatever its scope.
+          config: { keys: "any" },
           onRequest: async (_request, reply) => {
             reply.header("allow", allow);
             throw refusal();

@@ -2,7 +2,7 @@
 import { deletedSchema, envelopeSchema } from "../http/envelope.js";
 import type { ListTable } from "../http/list.js";
 
-/** A tasks record as the API returns it. */
+/** A record in tasks, as the API returns it. */
 export type TasksRecord = {
   id: number;
   title: string;
@@ -13,7 +13,7 @@ export type TasksRecord = {
   done: boolean;
 };
 
-/** The fields of a tasks create; an update takes any non-empty subset. */
+/** The fields a create in tasks takes; an update takes any non-empty subset. */
 export interface TasksInput {
   title: string;
   description?: string | null;

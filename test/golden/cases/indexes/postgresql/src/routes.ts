@@ -4,8 +4,16 @@ import type { Store } from "./store.js";
 import { customersRoutes } from "./routes/customers.js";
 import { ordersRoutes } from "./routes/orders.js";
 
-/** The project and its versions, each described by openapi/<version>.json. */
-export const api = { project: "shop", versions: ["v1"] } as const;
+/**
+ * The project, its versions (each described by openapi/<version>.json) and those of each table and
+ * query, which key scopes are checked against.
+ */
+export const api = {
+  project: "shop",
+  versions: ["v1"],
+  tables: { customers: ["v1"], orders: ["v1"] },
+  queries: {},
+} as const;
 
 /** Every route, under the project's name: /shop/<table>/<version>/... and /shop/<version>/<query>. */
 export const routes: FastifyPluginAsync<{ store: Store; custom?: FastifyPluginAsync }> = async (

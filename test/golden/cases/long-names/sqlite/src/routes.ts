@@ -5,10 +5,18 @@ import { aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRoutes } 
 import { bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenRoutes } from "./routes/bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_children.js";
 import { qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqTotalRoute } from "./queries/qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq_total.js";
 
-/** The project and its versions, each described by openapi/<version>.json. */
+/**
+ * The project, its versions (each described by openapi/<version>.json) and those of each table and
+ * query, which key scopes are checked against.
+ */
 export const api = {
   project: "ppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp",
   versions: ["v1"],
+  tables: {
+    aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records: ["v1"],
+    bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_children: ["v1"],
+  },
+  queries: { qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq_total: ["v1"] },
 } as const;
 
 /** Every route, under the project's name: /ppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp/<table>/<version>/... and /ppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp/<version>/<query>. */

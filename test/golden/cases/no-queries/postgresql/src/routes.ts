@@ -4,8 +4,16 @@ import type { Store } from "./store.js";
 import { productsRoutes } from "./routes/products.js";
 import { reviewsRoutes } from "./routes/reviews.js";
 
-/** The project and its versions, each described by openapi/<version>.json. */
-export const api = { project: "shop", versions: ["v1", "v2"] } as const;
+/**
+ * The project, its versions (each described by openapi/<version>.json) and those of each table and
+ * query, which key scopes are checked against.
+ */
+export const api = {
+  project: "shop",
+  versions: ["v1", "v2"],
+  tables: { products: ["v1", "v2"], reviews: ["v2"] },
+  queries: {},
+} as const;
 
 /** Every route, under the project's name: /shop/<table>/<version>/... and /shop/<version>/<query>. */
 export const routes: FastifyPluginAsync<{ store: Store; custom?: FastifyPluginAsync }> = async (

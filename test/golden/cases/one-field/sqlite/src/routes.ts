@@ -3,8 +3,11 @@ import type { FastifyPluginAsync } from "fastify";
 import type { Store } from "./store.js";
 import { indexRoutes } from "./routes/index.js";
 
-/** The project and its versions, each described by openapi/<version>.json. */
-export const api = { project: "notes", versions: ["v1"] } as const;
+/**
+ * The project, its versions (each described by openapi/<version>.json) and those of each table and
+ * query, which key scopes are checked against.
+ */
+export const api = { project: "notes", versions: ["v1"], tables: { index: ["v1"] }, queries: {} } as const;
 
 /** Every route, under the project's name: /notes/<table>/<version>/... and /notes/<version>/<query>. */
 export const routes: FastifyPluginAsync<{ store: Store; custom?: FastifyPluginAsync }> = async (

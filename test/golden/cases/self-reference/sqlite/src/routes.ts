@@ -3,8 +3,11 @@ import type { FastifyPluginAsync } from "fastify";
 import type { Store } from "./store.js";
 import { peopleRoutes } from "./routes/people.js";
 
-/** The project and its versions, each described by openapi/<version>.json. */
-export const api = { project: "org", versions: ["v1"] } as const;
+/**
+ * The project, its versions (each described by openapi/<version>.json) and those of each table and
+ * query, which key scopes are checked against.
+ */
+export const api = { project: "org", versions: ["v1"], tables: { people: ["v1"] }, queries: {} } as const;
 
 /** Every route, under the project's name: /org/<table>/<version>/... and /org/<version>/<query>. */
 export const routes: FastifyPluginAsync<{ store: Store; custom?: FastifyPluginAsync }> = async (

@@ -4,8 +4,16 @@ import type { Store } from "./store.js";
 import { authorsRoutes } from "./routes/authors.js";
 import { booksRoutes } from "./routes/books.js";
 
-/** The project and its versions, each described by openapi/<version>.json. */
-export const api = { project: "library", versions: ["v1"] } as const;
+/**
+ * The project, its versions (each described by openapi/<version>.json) and those of each table and
+ * query, which key scopes are checked against.
+ */
+export const api = {
+  project: "library",
+  versions: ["v1"],
+  tables: { authors: ["v1"], books: ["v1"] },
+  queries: {},
+} as const;
 
 /** Every route, under the project's name: /library/<table>/<version>/... and /library/<version>/<query>. */
 export const routes: FastifyPluginAsync<{ store: Store; custom?: FastifyPluginAsync }> = async (

@@ -2,7 +2,7 @@
 import { deletedSchema, envelopeSchema } from "../http/envelope.js";
 import type { ListTable } from "../http/list.js";
 
-/** A customers record as the API returns it. */
+/** A record in customers, as the API returns it. */
 export type CustomersRecord = {
   id: number;
   email: string | null;
@@ -10,7 +10,7 @@ export type CustomersRecord = {
   joined_at: string | null;
 };
 
-/** The fields of a customers create; an update takes any non-empty subset. */
+/** The fields a create in customers takes; an update takes any non-empty subset. */
 export interface CustomersInput {
   email?: string | null;
   city?: string | null;

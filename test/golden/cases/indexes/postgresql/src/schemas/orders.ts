@@ -2,14 +2,14 @@
 import { deletedSchema, envelopeSchema } from "../http/envelope.js";
 import type { ListTable } from "../http/list.js";
 
-/** A orders record as the API returns it. */
+/** A record in orders, as the API returns it. */
 export type OrdersRecord = {
   id: number;
   customer_id: number;
   total: number | null;
 };
 
-/** The fields of a orders create; an update takes any non-empty subset. */
+/** The fields a create in orders takes; an update takes any non-empty subset. */
 export interface OrdersInput {
   customer_id: number;
   total?: number | null;

@@ -2,7 +2,7 @@
 import { deletedSchema, envelopeSchema } from "../http/envelope.js";
 import type { ListTable } from "../http/list.js";
 
-/** A aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records record as the API returns it. */
+/** A record in aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records, as the API returns it. */
 export type AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRecord = {
   id: number;
   fffffffffffffffffffffffffffffffffffffffffffffffffffffffff_value: string;
@@ -10,7 +10,7 @@ export type AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRecord
   hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh_happened_at: string | null;
 };
 
-/** The fields of a aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records create; an update takes any non-empty subset. */
+/** The fields a create in aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records takes; an update takes any non-empty subset. */
 export interface AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsInput {
   fffffffffffffffffffffffffffffffffffffffffffffffffffffffff_value?: string;
   ggggggggggggggggggggggggggggggggggggggggggggggggggggggg_flagged?: boolean;

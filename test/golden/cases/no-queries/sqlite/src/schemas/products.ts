@@ -2,7 +2,7 @@
 import { deletedSchema, envelopeSchema } from "../http/envelope.js";
 import type { ListTable } from "../http/list.js";
 
-/** A products record as the API returns it. */
+/** A record in products, as the API returns it. */
 export type ProductsRecord = {
   id: number;
   name: string;
@@ -16,7 +16,7 @@ export type ProductsRecord = {
   launch_at: string | null;
 };
 
-/** The fields of a products create; an update takes any non-empty subset. */
+/** The fields a create in products takes; an update takes any non-empty subset. */
 export interface ProductsInput {
   name: string;
   contact?: string | null;

@@ -2,14 +2,14 @@
 import { deletedSchema, envelopeSchema } from "../http/envelope.js";
 import type { ListTable } from "../http/list.js";
 
-/** A reviews record as the API returns it. */
+/** A record in reviews, as the API returns it. */
 export type ReviewsRecord = {
   id: number;
   product_id: number;
   stars: number;
 };
 
-/** The fields of a reviews create; an update takes any non-empty subset. */
+/** The fields a create in reviews takes; an update takes any non-empty subset. */
 export interface ReviewsInput {
   product_id: number;
   stars: number;

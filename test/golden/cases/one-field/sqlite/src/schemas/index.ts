@@ -2,13 +2,13 @@
 import { deletedSchema, envelopeSchema } from "../http/envelope.js";
 import type { ListTable } from "../http/list.js";
 
-/** A index record as the API returns it. */
+/** A record in index, as the API returns it. */
 export type IndexRecord = {
   id: number;
   body: string | null;
 };
 
-/** The fields of a index create; an update takes any non-empty subset. */
+/** The fields a create in index takes; an update takes any non-empty subset. */
 export interface IndexInput {
   body?: string | null;
 }

@@ -2,14 +2,14 @@
 import { deletedSchema, envelopeSchema } from "../http/envelope.js";
 import type { ListTable } from "../http/list.js";
 
-/** A people record as the API returns it. */
+/** A record in people, as the API returns it. */
 export type PeopleRecord = {
   id: number;
   name: string;
   manager_id: number | null;
 };
 
-/** The fields of a people create; an update takes any non-empty subset. */
+/** The fields a create in people takes; an update takes any non-empty subset. */
 export interface PeopleInput {
   name: string;
   manager_id?: number | null;

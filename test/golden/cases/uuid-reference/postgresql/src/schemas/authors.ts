@@ -2,13 +2,13 @@
 import { deletedSchema, envelopeSchema } from "../http/envelope.js";
 import type { ListTable } from "../http/list.js";
 
-/** A authors record as the API returns it. */
+/** A record in authors, as the API returns it. */
 export type AuthorsRecord = {
   id: string;
   name: string;
 };
 
-/** The fields of a authors create; an update takes any non-empty subset. */
+/** The fields a create in authors takes; an update takes any non-empty subset. */
 export interface AuthorsInput {
   name: string;
 }

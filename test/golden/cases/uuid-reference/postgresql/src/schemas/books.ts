@@ -2,14 +2,14 @@
 import { deletedSchema, envelopeSchema } from "../http/envelope.js";
 import type { ListTable } from "../http/list.js";
 
-/** A books record as the API returns it. */
+/** A record in books, as the API returns it. */
 export type BooksRecord = {
   id: number;
   title: string;
   author_id: string;
 };
 
-/** The fields of a books create; an update takes any non-empty subset. */
+/** The fields a create in books takes; an update takes any non-empty subset. */
 export interface BooksInput {
   title: string;
   author_id: string;

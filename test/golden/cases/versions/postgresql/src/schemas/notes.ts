@@ -2,13 +2,13 @@
 import { deletedSchema, envelopeSchema } from "../http/envelope.js";
 import type { ListTable } from "../http/list.js";
 
-/** A notes record as the API returns it. */
+/** A record in notes, as the API returns it. */
 export type NotesRecord = {
   id: number;
   text: string;
 };
 
-/** The fields of a notes create; an update takes any non-empty subset. */
+/** The fields a create in notes takes; an update takes any non-empty subset. */
 export interface NotesInput {
   text: string;
 }

@@ -2,7 +2,7 @@
 import type { ListTable } from "../http/list.js";
 import { routeSchemas, type TableVersion } from "../http/versions.js";
 
-/** A customers record as the API returns it. */
+/** A record in customers, as the API returns it. */
 export type CustomersRecord = {
   id: number;
   name: string;
@@ -13,7 +13,7 @@ export type CustomersRecord = {
   tier: number;
 };
 
-/** The fields of a customers create; an update takes any non-empty subset. */
+/** The fields a create in customers takes; an update takes any non-empty subset. */
 export interface CustomersInput {
   name: string;
   email: string;

@@ -1,0 +1,3 @@
+import { studioScenario } from "./scenario.ts";
+
+studioScenario("sqlite");

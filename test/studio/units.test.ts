@@ -1,0 +1,160 @@
+import { describe, expect, it } from "vitest";
+import { manifestChanges } from "../../src/ai/changes.ts";
+import { carryOver, extensionMessages } from "../../src/ai/extend.ts";
+import { SYSTEM_PROMPT } from "../../src/ai/prompt.ts";
+import type { RawManifest } from "../../src/manifest/schema.ts";
+import { compileManifest } from "../../src/model/index.ts";
+import { envValues, masked, maskedUrl, withEnvValue } from "../../src/studio/env-file.ts";
+import { modelView } from "../../src/studio/views.ts";
+
+// The studio's pure pieces: the .env edits of its Settings page, the review of an AI draft, the
+// extension of a manifest, and what its Data and API pages are told of a model.
+
+describe("the .env of a project", () => {
+  const ENV = '# keys\nAPI_SIGNATURE_KEY=old\nDATABASE_URL="file:./data.db"\n';
+
+  it("sets a value in place, every other line kept, and reads it back as the server does", () => {
+    const text = withEnvValue(ENV, "API_SIGNATURE_KEY", "new,old");
+    expect(text).toBe('# keys\nAPI_SIGNATURE_KEY=new,old\nDATABASE_URL="file:./data.db"\n');
+    expect(envValues(text)).toEqual({ API_SIGNATURE_KEY: "new,old", DATABASE_URL: "file:./data.db" });
+    const url = withEnvValue(text, "DATABASE_URL", "postgresql://app:s3cret@db:5432/app", true);
+    expect(envValues(url).DATABASE_URL).toBe("postgresql://app:s3cret@db:5432/app");
+  });
+
+  it("appends a variable it does not hold, on a line of its own", () => {
+    expect(withEnvValue("A=1", "B", "2")).toBe("A=1\nB=2\n");
+    expect(withEnvValue("", "B", "2")).toBe("B=2\n");
+  });
+
+  it("masks a key and a URL's password", () => {
+    expect(masked("abcdefghijklmnop")).toBe(`abcd${"•".repeat(12)}`);
+    expect(masked("short")).toBe("•".repeat(8));
+    expect(maskedUrl("postgresql://app:s3cret@db:5432/app")).toBe("postgresql://app:•••@db:5432/app");
+    expect(maskedUrl("file:./data.db")).toBe("file:./data.db");
+  });
+});
+
+const BEFORE: RawManifest = {
+  project: "shop",
+  versions: { v1: { deprecated: "2026-01-31" }, v2: {} },
+  tables: {
+    customers: {
+      renamedFrom: "clients",
+      fields: {
+        full_name: { type: "TEXT", required: true, renamedFrom: "name", names: { v1: "name" } },
+        phone: "PHONE",
+      },
+    },
+  },
+  queries: { recent: { sql: "SELECT id FROM customers" } },
+};
+
+describe("an AI draft against the current manifest", () => {
+  it("lists the tables, fields and queries it adds, removes and changes", () => {
+    const after: RawManifest = {
+      project: "shop",
+      versions: ["v1", "v2"],
+      tables: {
+        customers: { fields: { full_name: { type: "TEXT", required: true, maxLength: 80 }, email: "EMAIL" } },
+        orders: { fields: { customer_id: { type: "NUMBER", references: "customers" } } },
+      },
+    };
+    expect(manifestChanges(BEFORE, after)).toEqual([
+      { kind: "changed", what: "table customers: renamedFrom" },
+      {
+        kind: "changed",
+        what: 'field customers.full_name: TEXT, required, renamedFrom "name", names {"v1":"name"} → TEXT, required, maxLength 80',
+      },
+      { kind: "added", what: "field customers.email: EMAIL" },
+      { kind: "removed", what: "field customers.phone" },
+      { kind: "added", what: "table orders (customer_id)" },
+      { kind: "removed", what: "query recent" },
+    ]);
+    expect(manifestChanges(undefined, after).map(({ what }) => what)).toEqual([
+      "table customers (full_name, email)",
+      "table orders (customer_id)",
+    ]);
+  });
+
+  it("keeps, for the entries a draft keeps, what the model's form cannot hold", () => {
+    const draft = {
+      project: "shop",
+      versions: ["v1", "v2"],
+      tables: { customers: { fields: { full_name: { type: "TEXT", required: true }, email: "EMAIL" } } },
+    };
+    expect(carryOver(BEFORE, draft)).toEqual({
+      project: "shop",
+      versions: { v1: { deprecated: "2026-01-31" }, v2: {} },
+      tables: {
+        customers: {
+          renamedFrom: "clients",
+          fields: {
+            full_name: { type: "TEXT", required: true, renamedFrom: "name", names: { v1: "name" } },
+            email: "EMAIL",
+          },
+        },
+      },
+    });
+    // Other versions: the list the draft has.
+    expect((carryOver(BEFORE, { ...draft, versions: ["v1"] }) as RawManifest).versions).toEqual(["v1"]);
+  });
+
+  it("shows the model the current manifest in its own form, then the instructions as a message of their own", () => {
+    const messages = extensionMessages(BEFORE, "add orders");
+    expect(messages.map(({ role }) => role)).toEqual(["system", "user", "user"]);
+    expect(messages[0]!.content).toBe(SYSTEM_PROMPT);
+    expect(messages[1]!.content).toContain('"name":"customers"');
+    expect(messages[1]!.content).not.toContain("renamedFrom");
+    expect(messages[2]!.content).toBe("add orders");
+  });
+});
+
+describe("what the Data and API pages are told of a model", () => {
+  it("gives each table's fields as each version has them, and each version's routes from its OpenAPI document", () => {
+    const { model } = compileManifest(
+      "tablegen.yaml",
+      `project: shop
+versions:
+  v1: { deprecated: 2026-01-31, sunset: 2026-12-31 }
+  v2: {}
+tables:
+  customers:
+    fields:
+      full_name: { type: TEXT, required: true, names: { v1: name } }
+      tier: { type: NUMBER, integer: true, default: 1, versions: [v2] }
+  orders:
+    versions: [v2]
+    fields:
+      customer_id: { type: NUMBER, required: true, references: customers }
+`,
+    );
+    const view = modelView(model);
+    expect(view.versions).toEqual([
+      { label: "v1", deprecated: { since: "2026-01-31", sunset: "2026-12-31" } },
+      { label: "v2" },
+    ]);
+    expect(view.tables[0]!.fields.v1!.map(({ name, column }) => [name, column])).toEqual([["name", "full_name"]]);
+    expect(view.tables[0]!.fields.v2!.map(({ name, kind, default: value }) => [name, kind, value])).toEqual([
+      ["full_name", "text", undefined],
+      ["tier", "integer", 1],
+    ]);
+    expect(view.tables[1]!.fields.v2![0]).toMatchObject({
+      name: "customer_id",
+      references: "customers",
+      required: true,
+    });
+    expect(
+      view.routes
+        .v1!.filter(({ tag }) => tag === "customers")
+        .map(({ method, path, deprecated }) => [method, path, deprecated]),
+    ).toEqual([
+      ["GET", "/shop/customers/v1/list", true],
+      ["GET", "/shop/customers/v1/show/{id}", true],
+      ["POST", "/shop/customers/v1/create", true],
+      ["POST", "/shop/customers/v1/update/{id}", true],
+      ["DELETE", "/shop/customers/v1/delete/{id}", true],
+    ]);
+    expect(view.routes.v2!.some(({ path }) => path === "/shop/orders/v2/list")).toBe(true);
+    expect(view.routes.v1!.some(({ path }) => path.startsWith("/shop/orders/"))).toBe(false);
+  });
+});
