@@ -41,6 +41,10 @@ export const postgresql: Target<PostgresTableContext> = {
   label: "PostgreSQL",
   choice: "PostgreSQL",
   implicitDatabaseUrl: undefined,
+  urlProblem: (url) =>
+    /^postgres(ql)?:\/\/[^/]/.test(url)
+      ? undefined
+      : 'DATABASE_URL of a PostgreSQL project is a postgresql:// URL, such as "postgresql://user:password@localhost:5432/app"',
   defaultDatabaseUrl: (project) => `postgresql://postgres@localhost:5432/${project.replace(/-/g, "_")}`,
   placeholderUrl: "postgresql://tablegen@localhost:5432/tablegen",
 

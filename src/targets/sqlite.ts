@@ -51,6 +51,8 @@ export const sqlite: Target<SqliteTableContext> = {
   label: "SQLite",
   choice: "SQLite (a file, nothing to install)",
   implicitDatabaseUrl: "file:./data.db",
+  urlProblem: (url) =>
+    url.startsWith("file:") ? undefined : 'DATABASE_URL of a SQLite project is a file: URL, such as "file:./data.db"',
   defaultDatabaseUrl: () => "file:./data.db",
   placeholderUrl: "file:./tablegen-diff.db",
 

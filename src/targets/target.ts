@@ -87,6 +87,8 @@ export interface Target<TableModuleContext = unknown> {
   readonly implicitDatabaseUrl: string | undefined;
   /** The DATABASE_URL a new project starts with. */
   defaultDatabaseUrl(project: string): string;
+  /** Why a DATABASE_URL is not one of this database's (the studio's Settings refuse it), if it is not. */
+  urlProblem(url: string): string | undefined;
   /** A URL of the provider that Prisma accepts for a schema-to-schema diff (no database is opened). */
   readonly placeholderUrl: string;
 
