@@ -280,7 +280,7 @@ export interface ServerOptions {
    * (`node dist/server.js`, no source maps; here dist-prod/server.js, see buildServer).
    */
   compiled?: boolean;
-  /** More environment variables for the server (e.g. CEILING_ASYNC=1, WORKERS). */
+  /** More environment variables for the server (e.g. WORKERS). */
   env?: Record<string, string>;
   /**
    * The request polled until it answers 200 (the start-up time): LIST_PATH unless given; a large
