@@ -1,17 +1,63 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * The fast tier (`npm run test:unit`, for the edit loop): the pure layers and what runs in this
+ * process alone, with no server, database server or child process of tablegen's or Prisma's.
+ * `npm test` runs it and the integration tier together.
+ */
+const UNIT = [
+  "test/architecture.test.ts",
+  "test/golden.test.ts",
+  "test/golden-cases.test.ts",
+  "test/manifest/*.test.ts",
+  "test/model/*.test.ts",
+  "test/migrate/plan.test.ts",
+  "test/migrate/sql.test.ts",
+  "test/emit/breaking.test.ts",
+  "test/emit/format.test.ts",
+  "test/emit/laid-out.test.ts",
+  "test/emit/openapi.test.ts",
+  "test/emit/typed-templates.test.ts",
+  "test/ai/generate.test.ts",
+  "test/ai/schema.test.ts",
+  "test/ai/summary.test.ts",
+  "test/cli/init.test.ts",
+  "test/cli/queries.test.ts",
+  "test/runtime/api-keys.test.ts",
+  "test/studio/units.test.ts",
+];
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    // The run's scratch root under the OS temp dir, the compiled CLI if out of date, then PostgreSQL.
-    globalSetup: ["test/setup/run-root.ts", "test/setup/cli.ts", "test/setup/postgres.ts"],
-    // Test files run side by side, each in its own process: most of their time is spent waiting on
+    // A worker ends with the run, however the run ends.
+    setupFiles: ["test/setup/worker.ts"],
+    // Test files run side by side, in worker processes: most of their time is spent waiting on
     // child processes (the CLI, Prisma, generated servers) and databases, not on the CPU. Each file
     // uses its own scratch directories, databases and ports, and shares only the prepared examples
-    // (test/helpers/shared-examples.ts), which are never written to once ready.
+    // and projects (test/helpers/once.ts), which are never written to once ready.
     pool: "forks",
     maxWorkers: 4,
-    testTimeout: 30_000,
-    hookTimeout: 120_000,
+    // A worker runs one test file after another without starting afresh: the modules every file
+    // loads (TypeScript, prettier, Fastify, the generator) are loaded once per worker, not per file.
+    // Each file still gets its own scratch directories, databases, ports and servers.
+    isolate: false,
+    // No test has a clock of its own: each waits on events (a server's "Listening on" line, a
+    // process's exit, an answer, a file appearing), so a loaded machine makes it slower, not red.
+    // This backstop only ends a test or hook that hangs.
+    testTimeout: 600_000,
+    hookTimeout: 600_000,
+    projects: [
+      { extends: true, test: { name: "unit", include: UNIT } },
+      {
+        extends: true,
+        test: {
+          name: "integration",
+          include: ["test/**/*.test.ts"],
+          exclude: UNIT,
+          // The run's scratch root under the OS temp dir, the compiled CLI if out of date, then PostgreSQL.
+          globalSetup: ["test/setup/run-root.ts", "test/setup/cli.ts", "test/setup/postgres.ts"],
+        },
+      },
+    ],
   },
 });

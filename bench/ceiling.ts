@@ -6,9 +6,8 @@
 // validation with the same constraints, 401/404/409 answers), so the comparison is like for like.
 //
 // Environment: PORT, HOST, DATABASE_URL (file:...), API_SIGNATURE_KEY (comma-separated), LOG_LEVEL;
-// CEILING_ASYNC=1 runs the same code in the generated server's style (an async onRequest hook that
-// throws, async handlers), to measure what that style costs (RESULTS.md); off, the hook takes a
-// callback and the handlers return their answer synchronously, so Fastify sends it in the same tick.
+// The onRequest hook takes a callback and the handlers return their answer synchronously, so
+// Fastify sends it in the same tick.
 // Prints "Listening on <url>" once it listens, like the generated server.
 import { createHash, timingSafeEqual } from "node:crypto";
 import Database from "better-sqlite3";
@@ -156,20 +155,10 @@ const signed = (request: FastifyRequest) => {
   return valid;
 };
 
-const ASYNC = env.CEILING_ASYNC === "1";
-if (ASYNC) {
-  app.addHook("onRequest", async (request) => {
-    if (!signed(request)) throw new Failure(401, "Invalid or missing API signature key");
-  });
-} else {
-  app.addHook("onRequest", (request, reply, done) => {
-    if (signed(request)) return done();
-    reply.code(401).type("application/json; charset=utf-8").send(UNAUTHORIZED);
-  });
-}
-/** A handler as written, or (CEILING_ASYNC=1) wrapped in an async function. */
-const style = <A extends unknown[], R>(handler: (...args: A) => R) =>
-  ASYNC ? async (...args: A) => handler(...args) : handler;
+app.addHook("onRequest", (request, reply, done) => {
+  if (signed(request)) return done();
+  reply.code(401).type("application/json; charset=utf-8").send(UNAUTHORIZED);
+});
 
 app.setErrorHandler((error: FastifyError, request, reply) => {
   let failure: Failure;
@@ -197,29 +186,29 @@ const NOT_FOUND = new Failure(404, "Data not found");
 app.get(
   "/blog/users/v1/list",
   { schema: { response: { 200: envelope({ type: "array", items: userRecord }) } } },
-  style(() => {
+  () => {
     const rows = listUsers.all();
     for (const row of rows) toRecord(row);
     return { success: true, message: "Data found.", data: rows };
-  }),
+  },
 );
 
 app.get<{ Params: { id: string } }>(
   "/blog/users/v1/show/:id",
   { schema: { response: { 200: envelope(userRecord) } } },
-  style((request: FastifyRequest<{ Params: { id: string } }>) => {
+  (request: FastifyRequest<{ Params: { id: string } }>) => {
     const raw = request.params.id;
     const id = ID.test(raw) ? Number(raw) : 0;
     const row = id > 0 && id <= 2_147_483_647 ? findUser.get(id) : undefined;
     if (row === undefined) throw NOT_FOUND;
     return { success: true, message: "Data found.", data: toRecord(row) };
-  }),
+  },
 );
 
 app.post<{ Body: UserInput }>(
   "/blog/users/v1/create",
   { schema: { body: userInput, response: { 201: envelope(userRecord) } } },
-  style((request: FastifyRequest<{ Body: UserInput }>, reply: FastifyReply) => {
+  (request: FastifyRequest<{ Body: UserInput }>, reply: FastifyReply) => {
     const input = request.body;
     const row = insertUser.get(
       input.name,
@@ -235,7 +224,7 @@ app.post<{ Body: UserInput }>(
     )!;
     reply.code(201);
     return { success: true, message: "Record created successfully.", data: toRecord(row) };
-  }),
+  },
 );
 
 app.get<{ Querystring: { category_id: string } }>(
@@ -251,11 +240,11 @@ app.get<{ Querystring: { category_id: string } }>(
       // The columns of a custom query are not typed by the manifest: serialized as they come.
     },
   },
-  style((request: FastifyRequest<{ Querystring: { category_id: string } }>) => ({
+  (request: FastifyRequest<{ Querystring: { category_id: string } }>) => ({
     success: true,
     message: "Data found.",
     data: categoryPosts.all(request.query.category_id),
-  })),
+  }),
 );
 
 const shutdown = async () => {

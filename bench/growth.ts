@@ -565,7 +565,7 @@ async function postgresMigrations(work: string, rows: number): Promise<Migration
       await client.end();
     }
   } finally {
-    postgres.stop();
+    await postgres.stop();
   }
 }
 

@@ -1,4 +1,4 @@
-// Helpers shared by bench/run.ts, bench/profile.ts and bench/async-style.ts: the work directory,
+// Helpers shared by bench/run.ts and the parts it runs: the work directory,
 // generating, migrating and transpiling the example, seeding, server processes, /proc readings and
 // load runs.
 import { fork, spawn, type ChildProcess } from "node:child_process";
@@ -280,7 +280,7 @@ export interface ServerOptions {
    * (`node dist/server.js`, no source maps; here dist-prod/server.js, see buildServer).
    */
   compiled?: boolean;
-  /** More environment variables for the server (e.g. CEILING_ASYNC=1, WORKERS). */
+  /** More environment variables for the server (e.g. WORKERS). */
   env?: Record<string, string>;
   /**
    * The request polled until it answers 200 (the start-up time): LIST_PATH unless given; a large

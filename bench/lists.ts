@@ -253,6 +253,6 @@ try {
   );
 } finally {
   execFileSync("git", ["-C", REPO, "worktree", "remove", "--force", old], { stdio: "pipe" });
-  postgres?.stop();
+  await postgres?.stop();
   await removeWorkDir(dir);
 }

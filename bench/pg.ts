@@ -311,8 +311,7 @@ export interface PgSetUp {
 
 /**
  * The blog example generated for PostgreSQL and transpiled, the lean pg ceiling transpiled, a
- * throwaway PostgreSQL with a migrated and seeded database to copy (bench/pg.ts and
- * `npm run bench -- --profile` with PROFILE_DATABASE=postgresql).
+ * throwaway PostgreSQL with a migrated and seeded database to copy.
  */
 export async function setUpPostgres(): Promise<PgSetUp | { skipped: string }> {
   const bin = findPostgres();
@@ -324,7 +323,7 @@ export async function setUpPostgres(): Promise<PgSetUp | { skipped: string }> {
   const serverDir = join(work, "server");
   let postgres: PostgresServer | undefined;
   const stop = async () => {
-    postgres?.stop();
+    await postgres?.stop();
     await removeWorkDir(work);
   };
   try {

@@ -5,12 +5,13 @@ import { describe, expect, it } from "vitest";
 import { REPO } from "./helpers/generate.ts";
 
 // The README's architecture, checked: only the shells, the CLI layer (src/cli) and the studio's
-// server (src/studio), touch the disk, processes, the network and databases; src/runtime is code
-// that generated servers run (the generator ships it as text) and only the CLI layer imports what in
-// it reaches a database; nothing in src imports from templates/; there is no import cycle, between
-// modules or between the layers (folders of src, the two shells counted as one: the CLI starts the
-// studio, which calls the commands' own functions); and the studio's browser app (studio-ui/)
-// takes nothing from src but types.
+// server (src/studio), touch the disk, processes, the network, databases, the environment and
+// timers (imports, static or dynamic, and built-in globals); src/runtime is code that generated
+// servers run (the generator ships it as text) and only the CLI layer imports what in it reaches a
+// database; nothing in src imports from templates/; there is no import cycle, between modules or
+// between the layers (folders of src, the two shells counted as one: the CLI starts the studio,
+// which calls the commands' own functions); and the studio's browser app (studio-ui/) takes nothing
+// from src but types.
 
 const SRC = join(REPO, "src");
 const EFFECTS = [
@@ -19,39 +20,102 @@ const EFFECTS = [
   /^@prisma\//,
 ];
 
+/**
+ * Built-in globals that reach outside the process or keep it alive: the network, the environment
+ * and the process itself, timers. `process` is the process's every reach (env, argv, exit, cwd,
+ * stdout); the pure layers are given what they need as arguments.
+ */
+const GLOBALS = new Set([
+  "fetch",
+  "WebSocket",
+  "EventSource",
+  "XMLHttpRequest",
+  "process",
+  "setTimeout",
+  "setInterval",
+  "setImmediate",
+]);
+
 interface Module {
   path: string;
-  /** Imports that bring values (type-only imports are erased). */
+  /** Imports that bring values (type-only imports are erased), static or dynamic (`import("x")`, `require("x")`). */
   packages: string[];
   /** Modules of src this one imports, values or types. */
   local: string[];
+  /** Built-in globals of GLOBALS it uses, and dynamic imports of a specifier computed at run time. */
+  globals: string[];
+}
+
+/** What a module's source imports and which outside-reaching globals it uses. */
+export function analyze(file: string, text: string): Module {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const packages: string[] = [];
+  const local: string[] = [];
+  const globals: string[] = [];
+  const imported = (specifier: string) => {
+    if (specifier.startsWith(".")) local.push(resolve(dirname(file), specifier));
+    else packages.push(specifier);
+  };
+  const visit = (node: ts.Node) => {
+    if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) {
+      const specifier = node.moduleSpecifier;
+      if (specifier && ts.isStringLiteral(specifier)) {
+        const typeOnly = ts.isImportDeclaration(node) ? node.importClause?.isTypeOnly === true : node.isTypeOnly;
+        if (specifier.text.startsWith(".")) local.push(resolve(dirname(file), specifier.text));
+        else if (!typeOnly) packages.push(specifier.text);
+      }
+    } else if (
+      ts.isCallExpression(node) &&
+      (node.expression.kind === ts.SyntaxKind.ImportKeyword ||
+        (ts.isIdentifier(node.expression) && node.expression.text === "require"))
+    ) {
+      // A dynamic import (the CLI's lazily loaded commands) counts as a static one; one whose
+      // specifier is computed cannot be checked, so it counts as reaching outside.
+      const [specifier] = node.arguments;
+      if (specifier && ts.isStringLiteralLike(specifier)) imported(specifier.text);
+      else globals.push(`import(${specifier?.getText(source) ?? ""})`);
+    } else if (ts.isIdentifier(node) && GLOBALS.has(node.text) && isGlobalReference(node)) {
+      globals.push(node.text);
+    } else if (
+      ts.isPropertyAccessExpression(node) &&
+      ts.isIdentifier(node.expression) &&
+      ["globalThis", "global", "window", "self"].includes(node.expression.text) &&
+      GLOBALS.has(node.name.text)
+    ) {
+      globals.push(node.getText(source));
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return { path: relative(REPO, file), packages, local, globals: [...new Set(globals)] };
+}
+
+/** Whether an identifier names a global where it stands: not a property name, a declaration or a type. */
+function isGlobalReference(node: ts.Identifier): boolean {
+  const parent = node.parent;
+  if (ts.isPropertyAccessExpression(parent) && parent.name === node) return false;
+  if (ts.isQualifiedName(parent) && parent.right === node) return false;
+  if (
+    (ts.isPropertyAssignment(parent) || ts.isMethodDeclaration(parent) || ts.isPropertySignature(parent)) &&
+    parent.name === node
+  )
+    return false;
+  if (ts.isTypeReferenceNode(parent) || ts.isTypeQueryNode(parent)) return false;
+  const declared =
+    (ts.isVariableDeclaration(parent) ||
+      ts.isFunctionDeclaration(parent) ||
+      ts.isParameter(parent) ||
+      ts.isBindingElement(parent) ||
+      ts.isImportSpecifier(parent)) &&
+    parent.name === node;
+  return !declared;
 }
 
 function modules(): Map<string, Module> {
   const files = readdirSync(SRC, { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile() && /\.(ts|mjs)$/.test(entry.name))
     .map((entry) => join(entry.parentPath, entry.name));
-  return new Map(
-    files.map((file) => {
-      const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest);
-      const packages: string[] = [];
-      const local: string[] = [];
-      for (const statement of source.statements) {
-        if (!ts.isImportDeclaration(statement) && !ts.isExportDeclaration(statement)) continue;
-        const specifier = statement.moduleSpecifier;
-        if (!specifier || !ts.isStringLiteral(specifier)) continue;
-        const typeOnly = ts.isImportDeclaration(statement)
-          ? statement.importClause?.isTypeOnly === true
-          : statement.isTypeOnly;
-        if (specifier.text.startsWith(".")) local.push(resolve(dirname(file), specifier.text));
-        else if (!typeOnly) packages.push(specifier.text);
-      }
-      // Dynamic imports (the CLI's lazily loaded commands) count too.
-      for (const match of source.text.matchAll(/\bimport\("(\.[^"]+)"\)/g))
-        local.push(resolve(dirname(file), match[1]!));
-      return [file, { path: relative(REPO, file), packages, local }];
-    }),
-  );
+  return new Map(files.map((file) => [file, analyze(file, readFileSync(file, "utf8"))]));
 }
 
 const all = modules();
@@ -62,7 +126,10 @@ const SHELLS = new Set(["cli", "studio"]);
 const inShell = (file: string) => SHELLS.has(layer(file));
 /** A module's layer for the layer-cycle check: the shells are one, the top. */
 const level = (file: string) => (inShell(file) ? "shells" : layer(file));
-const effects = (module: Module) => module.packages.filter((name) => EFFECTS.some((pattern) => pattern.test(name)));
+const effects = (module: Module) => [
+  ...module.packages.filter((name) => EFFECTS.some((pattern) => pattern.test(name))),
+  ...module.globals,
+];
 
 /** Every module a module reaches through its imports, itself included. */
 function reached(start: string): Set<string> {
@@ -85,7 +152,43 @@ describe("the architecture", () => {
     expect(all.size).toBeGreaterThan(30);
   });
 
-  it("keeps effects in the shells: no other module reaches the disk, processes, the network or a database", () => {
+  it("sees static and dynamic imports of packages, and globals that reach outside or keep the process alive", () => {
+    const found = analyze(
+      join(SRC, "emit", "probe.ts"),
+      [
+        'import type { Options } from "prettier";',
+        'import { join } from "node:path";',
+        'import { helper } from "./helper.ts";',
+        "export async function probe(url: string) {",
+        '  const { execa } = await import("execa");',
+        '  const { spawn } = await import("node:child_process");',
+        '  const fs = require("node:fs");',
+        "  const module = await import(url);",
+        "  const answer = await fetch(url);",
+        "  const key = process.env.KEY;",
+        "  setTimeout(() => undefined, 1000);",
+        "  globalThis.setInterval(() => undefined, 1000);",
+        "  const record = { fetch: 1, process: 2 };",
+        "  return record.fetch + record.process;",
+        "}",
+      ].join("\n"),
+    );
+    expect(found.packages).toEqual(["node:path", "execa", "node:child_process", "node:fs"]);
+    expect(found.local).toEqual([join(SRC, "emit", "helper.ts")]);
+    expect(found.globals).toEqual(["import(url)", "fetch", "process", "setTimeout", "globalThis.setInterval"]);
+    expect(effects(found)).toEqual([
+      "execa",
+      "node:child_process",
+      "node:fs",
+      "import(url)",
+      "fetch",
+      "process",
+      "setTimeout",
+      "globalThis.setInterval",
+    ]);
+  });
+
+  it("keeps effects in the shells: no other module reaches the disk, processes, the network, a database, the environment or a timer", () => {
     const found: string[] = [];
     for (const [file, module] of all) {
       if (inShell(file)) continue;

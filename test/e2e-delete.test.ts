@@ -31,58 +31,54 @@ tables:
 
 for (const database of ["sqlite", "postgresql"] as const) {
   describe.skipIf(database === "postgresql" && !postgresUrl)(`a refused delete on ${database}`, () => {
-    it(
-      "names the restricting references only, and those its cascades would reach",
-      { timeout: 120_000 },
-      async (context) => {
-        const { expect } = context;
-        const { dir, db } = await project(database, MANIFEST);
-        const generated = await tablegen(["generate"], dir);
-        expect(generated.exitCode, generated.stderr).toBe(0);
-        expect((await tablegen(["migrate"], dir)).exitCode).toBe(0);
-        const { api } = await serve(dir, db, context);
-        const create = async (table: string, body: Record<string, unknown>) => {
-          const answer = await api.post(`/${table}/v1/create`, body);
-          expect(answer.status, answer.text).toBe(201);
-          return (answer.body as Envelope<{ id: number }>).data.id;
-        };
-        const member = async () => {
-          const id = await create("members", { name: "Ada" });
-          const review = await create("tool_reviews", { member_id: id });
-          await create("maintenance", { member_id: id });
-          const note = await create("notes", { member_id: id });
-          return { id, review, note };
-        };
+    it("names the restricting references only, and those its cascades would reach", async (context) => {
+      const { expect } = context;
+      const { dir, db } = await project(database, MANIFEST);
+      const generated = await tablegen(["generate"], dir);
+      expect(generated.exitCode, generated.stderr).toBe(0);
+      expect((await tablegen(["migrate"], dir)).exitCode).toBe(0);
+      const { api } = await serve(dir, db, context);
+      const create = async (table: string, body: Record<string, unknown>) => {
+        const answer = await api.post(`/${table}/v1/create`, body);
+        expect(answer.status, answer.text).toBe(201);
+        return (answer.body as Envelope<{ id: number }>).data.id;
+      };
+      const member = async () => {
+        const id = await create("members", { name: "Ada" });
+        const review = await create("tool_reviews", { member_id: id });
+        await create("maintenance", { member_id: id });
+        const note = await create("notes", { member_id: id });
+        return { id, review, note };
+      };
 
-        // A loan restricts; reviews, maintenance and notes do not.
-        const borrower = await member();
-        await create("loans", { member_id: borrower.id });
-        const refused = await api.del(`/members/v1/delete/${borrower.id}`);
-        expect(refused.status).toBe(409);
-        expect(refused.body).toEqual(failure("Record is referenced by loans"));
+      // A loan restricts; reviews, maintenance and notes do not.
+      const borrower = await member();
+      await create("loans", { member_id: borrower.id });
+      const refused = await api.del(`/members/v1/delete/${borrower.id}`);
+      expect(refused.status).toBe(409);
+      expect(refused.body).toEqual(failure("Record is referenced by loans"));
 
-        // A flag on one of the member's reviews restricts the cascade that would delete the review.
-        const reviewer = await member();
-        await create("review_flags", { review_id: reviewer.review });
-        const through = await api.del(`/members/v1/delete/${reviewer.id}`);
-        expect(through.status).toBe(409);
-        expect(through.body).toEqual(failure("Record is referenced by review_flags (through tool_reviews)"));
-        expect((await api.get(`/tool_reviews/v1/show/${reviewer.review}`)).status).toBe(200);
+      // A flag on one of the member's reviews restricts the cascade that would delete the review.
+      const reviewer = await member();
+      await create("review_flags", { review_id: reviewer.review });
+      const through = await api.del(`/members/v1/delete/${reviewer.id}`);
+      expect(through.status).toBe(409);
+      expect(through.body).toEqual(failure("Record is referenced by review_flags (through tool_reviews)"));
+      expect((await api.get(`/tool_reviews/v1/show/${reviewer.review}`)).status).toBe(200);
 
-        // Both at once: each restricting reference, once.
-        await create("loans", { member_id: reviewer.id });
-        expect((await api.del(`/members/v1/delete/${reviewer.id}`)).body).toEqual(
-          failure("Record is referenced by loans, review_flags (through tool_reviews)"),
-        );
+      // Both at once: each restricting reference, once.
+      await create("loans", { member_id: reviewer.id });
+      expect((await api.del(`/members/v1/delete/${reviewer.id}`)).body).toEqual(
+        failure("Record is referenced by loans, review_flags (through tool_reviews)"),
+      );
 
-        // Cascading and nulling references alone never refuse: the delete goes through.
-        const other = await member();
-        const deleted = await api.del(`/members/v1/delete/${other.id}`);
-        expect(deleted.status).toBe(200);
-        expect((await api.get(`/tool_reviews/v1/show/${other.review}`)).status).toBe(404);
-        expect(((await api.get(`/notes/v1/show/${other.note}`)).body as Envelope).data.member_id).toBeNull();
-      },
-    );
+      // Cascading and nulling references alone never refuse: the delete goes through.
+      const other = await member();
+      const deleted = await api.del(`/members/v1/delete/${other.id}`);
+      expect(deleted.status).toBe(200);
+      expect((await api.get(`/tool_reviews/v1/show/${other.review}`)).status).toBe(404);
+      expect(((await api.get(`/notes/v1/show/${other.note}`)).body as Envelope).data.member_id).toBeNull();
+    });
   });
 }
 
@@ -120,7 +116,7 @@ tables:
 
 for (const database of ["sqlite", "postgresql"] as const) {
   describe.skipIf(database === "postgresql" && !postgresUrl)(`a refused delete in a version on ${database}`, () => {
-    it("names only the tables the version has", { timeout: 120_000 }, async (context) => {
+    it("names only the tables the version has", async (context) => {
       const { expect } = context;
       const { dir, db } = await project(database, VERSIONED);
       const generated = await tablegen(["generate"], dir);

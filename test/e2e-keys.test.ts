@@ -327,7 +327,6 @@ export default routes;
       cwd: dir,
       env: { PORT: "0", DATABASE_URL: db.url, API_SIGNATURE_KEY: MAIN[0], ...env },
       reject: false,
-      timeout: 20_000,
     });
 
   it.each([

@@ -79,7 +79,6 @@ async function served(database: "sqlite" | "postgresql", context: TestContext) {
 
 it.skipIf(!postgresUrl)(
   "answers a query's computed date, boolean, integer, real and text columns with the same bytes on SQLite and PostgreSQL",
-  { timeout: 180_000 },
   async (context) => {
     const [sqlite, postgresql] = await Promise.all([served("sqlite", context), served("postgresql", context)]);
     for (const path of ["/v1/summary", `/v1/late?since=${encodeURIComponent("2026-03-01T12:00:00Z")}&done=true`]) {

@@ -1,9 +1,9 @@
-import { once } from "node:events";
+import { EventEmitter, once } from "node:events";
 import { connect, type Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import Database from "better-sqlite3";
 import pg from "pg";
-import { afterAll, describe, expect, inject, it, vi } from "vitest";
+import { afterAll, describe, expect, inject, it } from "vitest";
 import { failure } from "./helpers/http.ts";
 import { findPostgres, startPostgres, type PostgresServer } from "./helpers/postgres.ts";
 import { createDatabase } from "./helpers/pg-database.ts";
@@ -50,8 +50,12 @@ describe("slow clients", () => {
     const SLOW = 150;
 
     const answers: string[] = [];
+    const connected: Promise<unknown>[] = [];
+    const closed: Promise<unknown>[] = [];
     const open = (first: string, drip: string): Socket => {
       const socket = connect(Number(port), "127.0.0.1", () => socket.write(first));
+      connected.push(once(socket, "connect"));
+      closed.push(once(socket, "close"));
       let text = "";
       // A byte or a line every 200 ms, until the answer comes (then sending more would only earn a reset).
       const timer = setInterval(() => socket.writable && socket.write(drip), 200);
@@ -66,7 +70,7 @@ describe("slow clients", () => {
       });
       return socket;
     };
-    const sockets = [
+    const sockets: Socket[] = [
       // A body announced at 1000 bytes, sent a byte at a time.
       ...Array.from({ length: SLOW }, () =>
         open(
@@ -78,27 +82,25 @@ describe("slow clients", () => {
       ...Array.from({ length: SLOW }, () => open("GET /blog/users/v1/list HTTP/1.1\r\nHost: x\r\n", "X-Slow: 1\r\n")),
     ];
 
-    // Meanwhile, others are served at once.
-    await sleep(300);
+    // Meanwhile, once they are all connected, others are served: the first while slow ones are still held.
+    await Promise.all(connected);
     for (let index = 0; index < 20; index++) {
-      const started = performance.now();
       const { status } = await createUser(server.url, `prompt-${index}`);
       expect(status).toBe(201);
-      // Far less than the slow ones are held (up to REQUEST_TIMEOUT_MS and the check after it), even on a busy machine.
-      expect(performance.now() - started).toBeLessThan(1500);
+      if (index === 0)
+        expect(answers.length, "slow connections let go before the first prompt request").toBeLessThan(sockets.length);
     }
 
-    // Every slow connection is answered 408 within the timeouts (checked every second), and closed.
-    const deadline = Date.now() + 20_000;
-    while (answers.length < sockets.length && Date.now() < deadline) await sleep(100);
-    for (const socket of sockets) socket.destroy();
+    // Every slow connection is answered 408 once the timeouts pass (checked every second), and closed.
+    await Promise.all(closed);
+    expect(sockets.every((socket) => socket.destroyed)).toBe(true);
     expect(answers).toHaveLength(2 * SLOW);
     const envelope = JSON.stringify(failure("Request timeout"));
     for (const text of answers) {
       expect(text.startsWith("HTTP/1.1 408 Request Timeout\r\n"), JSON.stringify(text)).toBe(true);
       expect(text.endsWith(`\r\n\r\n${envelope}`), JSON.stringify(text)).toBe(true);
     }
-  }, 60_000);
+  });
 });
 
 describe("stalled connections", () => {
@@ -160,7 +162,7 @@ describe("stalled connections", () => {
     const waitingAfter = await waiting.closed;
     expect(waitingAfter).toBeGreaterThanOrEqual(3400);
     expect(waitingAfter).toBeLessThan(7000);
-  }, 60_000);
+  });
 });
 
 describe("a locked SQLite database", () => {
@@ -233,10 +235,8 @@ for (const database of ["sqlite", "postgresql"] as const) {
         }
         // A table the migration left alone is served as before.
         expect((await fetch(`${server.url}/blog/posts/v1/list`, { headers })).status).toBe(200);
-        await vi.waitFor(() =>
-          expect(server.output()).toContain(
-            "the database schema is newer than this server (a table or column it uses is gone or changed): regenerate the server from the manifest and restart it",
-          ),
+        await server.waitForOutput(
+          "the database schema is newer than this server (a table or column it uses is gone or changed): regenerate the server from the manifest and restart it",
         );
         expect(server.process.exitCode).toBeNull();
       });
@@ -259,6 +259,18 @@ describe.skipIf(!postgresUrl || !findPostgres())("losing PostgreSQL", () => {
 
     // Requests under way all along: creates and lists from four clients.
     const statuses = new Map<number, number>();
+    const counted = new EventEmitter();
+    /** Resolves once `count` answers of a status have come. */
+    const answeredWith = (status: number, count: number) =>
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if ((statuses.get(status) ?? 0) < count) return;
+          counted.off("status", check);
+          resolve();
+        };
+        counted.on("status", check);
+        check();
+      });
     let running = true;
     let serial = 0;
     const load = async () => {
@@ -272,7 +284,9 @@ describe.skipIf(!postgresUrl || !findPostgres())("losing PostgreSQL", () => {
                 () => ({ status: 0 }),
               );
         statuses.set(status, (statuses.get(status) ?? 0) + 1);
-        if (status === 503) await sleep(20);
+        counted.emit("status");
+        // Paced: steady traffic all through the losses, not the two cores' worth of it.
+        await sleep(20);
       }
     };
     const clients = Array.from({ length: 4 }, load);
@@ -292,41 +306,34 @@ describe.skipIf(!postgresUrl || !findPostgres())("losing PostgreSQL", () => {
       );
     for (let round = 0; round < 3; round++) {
       // Once the server has connections again (it opens them as requests need them).
-      for (const deadline = Date.now() + 10_000; (await connections()) === 0 && Date.now() < deadline;) await sleep(50);
+      while ((await connections()) === 0) await sleep(50);
       const { rowCount } = await admin.query(
         "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
         [name],
       );
       expect(rowCount).toBeGreaterThan(0);
-      await sleep(200);
+      // Served again after it: a few more successful lists.
+      await answeredWith(200, (statuses.get(200) ?? 0) + 4);
     }
     await admin.end();
-    await sleep(300);
 
     // PostgreSQL stopped: 503s only; then started again: 200s, without touching the server.
     await postgres.halt();
-    const before503 = statuses.get(503) ?? 0;
-    await sleep(800);
-    expect(statuses.get(503) ?? 0).toBeGreaterThan(before503);
+    // 503s while it is down (an answer, not a hang).
+    await answeredWith(503, (statuses.get(503) ?? 0) + 4);
     const gone = await fetch(`${server.url}/blog/users/v1/list`, { headers });
     expect(gone.status).toBe(503);
     expect(await gone.json()).toEqual(failure("Service unavailable"));
     await postgres.resume();
-    const back = Date.now();
-    let served = false;
-    while (!served && Date.now() - back < 5000) {
-      served = (await fetch(`${server.url}/blog/users/v1/list?limit=1`, { headers })).status === 200;
-      if (!served) await sleep(100);
-    }
-    expect(served).toBe(true);
-    await sleep(300);
+    // Served again by itself, without touching the server: 200s among the clients' answers.
+    await answeredWith(200, (statuses.get(200) ?? 0) + 4);
     running = false;
     await Promise.all(clients);
 
     expect(server.process.exitCode).toBeNull();
     expect([...statuses.keys()].sort()).toEqual([200, 201, 503]);
     expect((await createUser(server.url, "after-restart")).status).toBe(201);
-  }, 90_000);
+  });
 });
 
 for (const database of ["sqlite", "postgresql"] as const) {
@@ -339,17 +346,19 @@ for (const database of ["sqlite", "postgresql"] as const) {
         const server = await start(dir, { DATABASE_URL: db.url });
         let running = true;
         let serial = 0;
+        // Killed once this run has some acknowledged writes (sooner or later, as busy as the machine is).
+        const enough = acknowledged.size + 25;
+        let killNow!: () => void;
+        const killed = new Promise<void>((resolve) => (killNow = resolve));
         const writer = async () => {
           while (running) {
             const { status, record } = await createUser(server.url, `crash-${run}-${serial++}`);
             if (status === 201) acknowledged.set(record!.id, record!);
+            if (acknowledged.size >= enough) killNow();
           }
         };
         const writers = Array.from({ length: 8 }, writer);
-        // Killed once this run has some acknowledged writes (sooner or later, as busy as the machine is).
-        const enough = acknowledged.size + 25;
-        for (const deadline = Date.now() + 15_000; acknowledged.size < enough && Date.now() < deadline;)
-          await sleep(20);
+        await killed;
         server.process.kill("SIGKILL");
         await once(server.process, "exit");
         running = false;
@@ -362,6 +371,6 @@ for (const database of ["sqlite", "postgresql"] as const) {
         ((await response.json()) as { data: Record<string, unknown>[] }).data.map((record) => [record.id, record]),
       );
       for (const [id, record] of acknowledged) expect(stored.get(id)).toEqual(record);
-    }, 90_000);
+    });
   });
 }

@@ -2,7 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import { cp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
-import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { scratchDir } from "./helpers/generate.ts";
 import { answersOutsideDocuments, client } from "./helpers/http.ts";
 import type { LiveDatabase } from "./helpers/live-db.ts";
@@ -49,7 +49,6 @@ describe("npm start (run.js)", () => {
       cwd: dir,
       env: { DATABASE_URL: db.url, API_SIGNATURE_KEY: KEY, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "warn" },
       reject: false,
-      timeout: 30_000,
     });
   const start = async () => {
     server = await startTranspiled(dir, { DATABASE_URL: db.url, API_SIGNATURE_KEY: KEY });
@@ -64,7 +63,7 @@ describe("npm start (run.js)", () => {
     await cp(shared.dir, dir, { recursive: true });
     await mkdir(join(dir, "src/custom/hooks"), { recursive: true });
     db = await exampleDatabase("blog");
-  }, 120_000);
+  });
 
   afterEach(async () => {
     await server?.stop();
@@ -127,7 +126,7 @@ describe("npm start (run.js)", () => {
     const api = await start();
     expect((await api.get("/explode")).status).toBe(500);
     // The error's log line reaches the server's output pipe on its own time, maybe after the answer.
-    await vi.waitFor(() => expect(server!.output()).toContain("exploded on purpose"), { timeout: 5000 });
+    await server!.waitForOutput("exploded on purpose");
     const stack = server!.output();
     expect(stack).toContain("Error: exploded on purpose\\n    at explode (");
     expect(stack).toContain(`${join(dir, "src/custom/routes.ts")}:5:9)`);

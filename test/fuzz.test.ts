@@ -53,6 +53,6 @@ for (const database of ["sqlite", "postgresql"] as const) {
       expect(list.status).toBe(200);
       const peakKb = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${server.process.pid}/status`, "utf8"))?.[1]);
       expect(peakKb / 1024).toBeLessThan(384);
-    }, 60_000);
+    });
   });
 }

@@ -82,7 +82,7 @@ describe("a typed client from the blog server's OpenAPI documents", () => {
       /wrong-types\.ts\(9,\d+\): error TS2322: Type 'number' is not assignable to type 'string'/,
     );
     expect(result.exitCode).toBe(2);
-  }, 60_000);
+  });
 
   for (const database of ["sqlite", "postgresql"] as const) {
     it.skipIf(database === "postgresql" && !postgresUrl)(
@@ -111,7 +111,6 @@ describe("a typed client from the blog server's OpenAPI documents", () => {
           await server.stop();
         }
       },
-      60_000,
     );
   }
 });

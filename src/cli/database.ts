@@ -1,8 +1,12 @@
-import { existsSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import type { PGlite } from "@electric-sql/pglite";
 import Database from "better-sqlite3";
 import pg from "pg";
 import type { Database as DatabaseKind } from "../manifest/schema.ts";
+import type { DescribedColumn } from "../targets/target.ts";
 
 /** The file of a SQLite URL, relative paths taken from the server's directory (where it runs). */
 function sqlitePath(url: string, outDir: string): string {
@@ -19,10 +23,21 @@ interface Connection {
   close(): Promise<void>;
 }
 
-/** How the CLI reaches each database: its driver, and what a database needs once migrations are applied. */
+/** An empty database of a kind, holding only the model's tables, in which custom queries are prepared. */
+export interface ScratchDatabase {
+  /** The output columns of a query, prepared and not run; throws the database's message when it refuses it. */
+  describe(sql: string): Promise<DescribedColumn[]>;
+  close(): Promise<void>;
+}
+
+/**
+ * How the CLI reaches each database: its driver, what a database needs once migrations are
+ * applied, and a scratch database made of the given statements (no server needed).
+ */
 interface Driver {
   connect(url: string, outDir: string, readonly: boolean): Promise<Connection | undefined>;
   afterMigrations(url: string, outDir: string): void;
+  scratch(schema: string): Promise<ScratchDatabase>;
 }
 
 const DRIVERS: Record<DatabaseKind, Driver> = {
@@ -49,6 +64,15 @@ const DRIVERS: Record<DatabaseKind, Driver> = {
       db.pragma("journal_mode = WAL");
       db.close();
     },
+    // In memory; SQLite names the table column each output column is taken from.
+    async scratch(schema) {
+      const db = new Database(":memory:");
+      db.exec(schema);
+      return {
+        describe: async (sql) => db.prepare(sql).columns(),
+        close: async () => void db.close(),
+      };
+    },
   },
   postgresql: {
     async connect(url) {
@@ -66,8 +90,56 @@ const DRIVERS: Record<DatabaseKind, Driver> = {
       };
     },
     afterMigrations() {},
+    // PGlite, PostgreSQL in WebAssembly; PostgreSQL gives each output column's type.
+    async scratch(schema) {
+      const db = await emptyPostgres();
+      await db.exec(schema);
+      return {
+        describe: async (sql) =>
+          (await db.describeQuery(sql)).resultFields.map(({ name, dataTypeID }) => ({ name, typeId: dataTypeID })),
+        close: () => db.close(),
+      };
+    },
   },
 };
+
+/** A scratch database of a kind, made of `schema` (the model's tables). */
+export function scratchDatabase(database: DatabaseKind, schema: string): Promise<ScratchDatabase> {
+  return DRIVERS[database].scratch(schema);
+}
+
+/** The version of the PGlite installed (its package.json, beside its dist/, is not exported). */
+function pgliteVersion(): string {
+  const entry = createRequire(import.meta.url).resolve("@electric-sql/pglite");
+  const manifest = join(dirname(dirname(entry)), "package.json");
+  return (JSON.parse(readFileSync(manifest, "utf8")) as { version: string }).version;
+}
+
+/**
+ * An empty PGlite database. Making one runs initdb (about 2 s); loading the data directory of one
+ * made before takes under half of that, so the first is kept in the OS's temporary directory.
+ */
+async function emptyPostgres(): Promise<PGlite> {
+  const { PGlite } = await import("@electric-sql/pglite");
+  const kept = join(tmpdir(), `tablegen-pglite-${pgliteVersion()}.tar.gz`);
+  if (existsSync(kept)) {
+    try {
+      return await PGlite.create({ loadDataDir: new Blob([readFileSync(kept)]) });
+    } catch {
+      // Unreadable: made again below, and kept anew.
+    }
+  }
+  const db = await PGlite.create();
+  try {
+    const dump = Buffer.from(await (await db.dumpDataDir("gzip")).arrayBuffer());
+    const partial = `${kept}.${process.pid}`;
+    writeFileSync(partial, dump);
+    renameSync(partial, kept);
+  } catch {
+    // Only time is lost: the next check makes its database again.
+  }
+  return db;
+}
 
 const connect = (database: DatabaseKind, url: string, outDir: string, readonly: boolean) =>
   DRIVERS[database].connect(url, outDir, readonly);

@@ -1,5 +1,4 @@
 import { existsSync } from "node:fs";
-import { availableParallelism } from "node:os";
 import { basename, join, relative, resolve } from "node:path";
 import { CUSTOM, emitCustomStarter, emitServer } from "../emit/index.ts";
 import { firstMigrationSql } from "../emit/first-migration.ts";
@@ -10,10 +9,8 @@ import type { Model } from "../model/types.ts";
 import { targetFor } from "../targets/index.ts";
 import { UserError } from "../errors.ts";
 import type { FileTree } from "../tree/file-tree.ts";
-import type { FormatFiles } from "../emit/format.ts";
 import { CLIENT_DIR, refreshPrismaClient } from "./client.ts";
 import { makeDirectory, removeDirectories } from "./directories.ts";
-import { formatPool } from "./format-pool.ts";
 import { allowedVersions, brokenVersions, publishedBreaks } from "./guard.ts";
 import { checkedModel, existingMigrations, loadSources, manifestWarnings, readManifest } from "./host.ts";
 import { diffSchemas } from "./prisma/run.ts";
@@ -38,71 +35,8 @@ export interface GenerateResult {
 
 /** `tablegen generate`: manifest → server files (or, with --check, a comparison with them). */
 export async function generate(options: GenerateOptions): Promise<GenerateResult> {
-  const pool = formatPool(formatThreads(process.env.TABLEGEN_FORMAT_THREADS));
-  try {
-    return await generateWith(options, pool.formatFiles);
-  } finally {
-    await pool.close();
-  }
-}
-
-/**
- * How many threads prettier may use: TABLEGEN_FORMAT_THREADS, else one per core (the pool starts
- * them only for a project large enough, see format-pool.ts; 1 keeps prettier in this thread).
- */
-export function formatThreads(setting: string | undefined): number {
-  if (setting === undefined || setting.trim() === "") return availableParallelism();
-  const threads = Number(setting);
-  if (!Number.isInteger(threads) || threads < 1) {
-    throw new UserError(`TABLEGEN_FORMAT_THREADS must be a whole number of threads, 1 or more (it is "${setting}")`);
-  }
-  return threads;
-}
-
-/** What `generate --check` finds, as data: the files that differ from what the manifest generates, and the breaks. */
-export interface OutputComparison {
-  /** The output directory as the messages show it (relative to the working directory). */
-  shown: string;
-  differences: Difference[];
-  /** The breaks of published versions the differences hold (none when no file differs). */
-  breaks: string[];
-  /** What the manifest still deserves a word about (a version whose sunset has passed). */
-  warnings: string[];
-}
-
-/**
- * `generate --check` without its summary (the studio's Changes page shows the same comparison):
- * the manifest read and its queries checked as generate does, its server emitted in memory and
- * compared, file by file, with the output directory through the writer.
- */
-export async function compareOutput(options: GenerateOptions): Promise<OutputComparison> {
-  const pool = formatPool(formatThreads(process.env.TABLEGEN_FORMAT_THREADS));
-  try {
-    return await comparison(options, pool.formatFiles);
-  } finally {
-    await pool.close();
-  }
-}
-
-async function comparison(options: GenerateOptions, formatFiles: FormatFiles): Promise<OutputComparison> {
-  const compiled = await readManifest(options.manifest);
-  // The custom queries are prepared in a scratch database, which describes their rows to the emitters.
-  const checked = checkedModel(compiled, options.manifest);
-  checked.catch(() => undefined); // awaited below, before anything is emitted
-  const outDir = resolve(options.out);
-  const shown = relative(process.cwd(), outDir) || ".";
-  const allowed = allowedVersions(options.allowBreaking);
-  const warnings = manifestWarnings(compiled, options.manifest);
-  const emitted = await emit(await checked, options.manifest, outDir, formatFiles);
-  const differences = compareTree(outDir, emitted);
-  const breaks =
-    differences.length === 0 ? [] : publishedBreaks(outDir, emitted, allowed, (path) => shownPath(outDir, path));
-  return { shown, differences, breaks, warnings };
-}
-
-async function generateWith(options: GenerateOptions, formatFiles: FormatFiles): Promise<GenerateResult> {
   if (options.check) {
-    const { shown, differences, breaks, warnings } = await comparison(options, formatFiles);
+    const { shown, differences, breaks, warnings } = await compareOutput(options);
     if (differences.length === 0)
       return { ok: true, summary: `${shown} is up to date with ${options.manifest}`, warnings };
     const lines = differences.map(({ path, status }) => `  ${status.padEnd(7)} ${path}`);
@@ -143,12 +77,44 @@ async function generateWith(options: GenerateOptions, formatFiles: FormatFiles):
   const created = makeDirectory(outDir);
   let result: GenerateResult;
   try {
-    result = await generateInto(outDir, shown, compiled, options, checked, formatFiles);
+    result = await generateInto(outDir, shown, compiled, options, checked);
   } catch (error) {
     removeDirectories(created);
     throw error;
   }
   return { ...result, warnings: [...warnings, ...(result.warnings ?? [])] };
+}
+
+/** What `generate --check` finds, as data: the files that differ from what the manifest generates, and the breaks. */
+export interface OutputComparison {
+  /** The output directory as the messages show it (relative to the working directory). */
+  shown: string;
+  differences: Difference[];
+  /** The breaks of published versions the differences hold (none when no file differs). */
+  breaks: string[];
+  /** What the manifest still deserves a word about (a version whose sunset has passed). */
+  warnings: string[];
+}
+
+/**
+ * `generate --check` without its summary (the studio's Changes page shows the same comparison):
+ * the manifest read and its queries checked as generate does, its server emitted in memory and
+ * compared, file by file, with the output directory through the writer.
+ */
+export async function compareOutput(options: GenerateOptions): Promise<OutputComparison> {
+  const compiled = await readManifest(options.manifest);
+  // The custom queries are prepared in a scratch database, which describes their rows to the emitters.
+  const checked = checkedModel(compiled, options.manifest);
+  checked.catch(() => undefined); // awaited below, before anything is emitted
+  const outDir = resolve(options.out);
+  const shown = relative(process.cwd(), outDir) || ".";
+  const allowed = allowedVersions(options.allowBreaking);
+  const warnings = manifestWarnings(compiled, options.manifest);
+  const emitted = await emit(await checked, options.manifest, outDir);
+  const differences = compareTree(outDir, emitted);
+  const breaks =
+    differences.length === 0 ? [] : publishedBreaks(outDir, emitted, allowed, (path) => shownPath(outDir, path));
+  return { shown, differences, breaks, warnings };
 }
 
 async function generateInto(
@@ -157,9 +123,8 @@ async function generateInto(
   compiled: { manifest: RawManifest; model: Model },
   options: GenerateOptions,
   checked: Promise<Model>,
-  formatFiles: FormatFiles,
 ): Promise<GenerateResult> {
-  const { tree, migration } = await generateServer(outDir, compiled, options.manifest, checked, formatFiles);
+  const { tree, migration } = await generateServer(outDir, compiled, options.manifest, checked);
   const at = (path: string) => shownPath(outDir, path);
   const breaks = publishedBreaks(outDir, tree, allowedVersions(options.allowBreaking), at);
   if (breaks.length > 0) {
@@ -220,13 +185,8 @@ const indented = (lines: string[]) => lines.map((line) => `  ${line}`);
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`;
 
 /** The server's files; those of the previous generation whose source is unchanged are kept as they are. */
-function emit(model: Model, manifest: string, outDir: string, formatFiles?: FormatFiles): Promise<FileTree> {
-  return emitServer(model, {
-    manifestName: basename(manifest),
-    sources: loadSources(),
-    reuse: previousOutput(outDir),
-    formatFiles,
-  });
+function emit(model: Model, manifest: string, outDir: string): Promise<FileTree> {
+  return emitServer(model, { manifestName: basename(manifest), sources: loadSources(), reuse: previousOutput(outDir) });
 }
 
 /**
@@ -240,24 +200,20 @@ export async function generateServer(
   { manifest, model }: { manifest: RawManifest; model: Model },
   manifestFile: string,
   checked: Promise<Model>,
-  formatFiles?: FormatFiles,
 ): Promise<{ tree: FileTree; migration?: { dir: string; files: FileTree } }> {
   const target = targetFor(model.database);
   const schema = emitPrismaSchema(model);
   const first = existingMigrations(outDir).length === 0;
   // Written from the model when it can be (as Prisma would write it), else by Prisma.
   const diff = first ? (firstMigrationSql(model) ?? diffSchemas(undefined, schema, target)) : undefined;
-  const [tree, sql] = await Promise.all([
-    checked.then((described) => emit(described, manifestFile, outDir, formatFiles)),
-    diff,
-  ]);
+  const [tree, sql] = await Promise.all([checked.then((described) => emit(described, manifestFile, outDir)), diff]);
   if (sql === undefined) return { tree };
   const name = migrationFolderName("init", [], new Date());
   return {
     tree,
     migration: {
       dir: `${MIGRATIONS}/${name}`,
-      files: emitMigration({ name, sql, schema, manifest }, target, true),
+      files: await emitMigration({ name, sql, schema, manifest }, target, true, loadSources()),
     },
   };
 }

@@ -5,6 +5,8 @@ import { confirm, input, select } from "@inquirer/prompts";
 import { UserError } from "../errors.ts";
 import { renderer } from "../emit/templates.ts";
 import { DATABASES, PROJECT_NAME, type Database } from "../manifest/schema.ts";
+import { targetFor } from "../targets/index.ts";
+import { templatePath } from "../targets/target.ts";
 import { makeDirectory, removeDirectories } from "./directories.ts";
 import type { DraftProgress } from "./ai.ts";
 import { loadSources } from "./host.ts";
@@ -27,6 +29,9 @@ export interface InitOptions {
   /** With --ai: where the model's requests, repairs and summary are told (the studio); else the terminal. */
   progress?: DraftProgress;
 }
+
+/** The starter manifest's template, rendered with the answers. */
+export const INIT_MANIFEST = templatePath<InitAnswers>("init/tablegen.yaml.hbs");
 
 interface InitAnswers {
   project: string;
@@ -67,7 +72,7 @@ async function initIn(target: string, options: InitOptions, interactive: boolean
   const answers = review ? await ask(target, options, aiSettings === undefined) : defaults(target, options);
 
   const render = renderer(loadSources());
-  let manifest = render("init/tablegen.yaml.hbs", answers);
+  let manifest = render(INIT_MANIFEST, answers);
   let database = answers.database;
   if (ai && aiSettings && options.ai !== undefined) {
     // The project name and an explicitly chosen database are the user's, whatever the model says.
@@ -116,10 +121,7 @@ async function ask(target: string, options: InitOptions, askExample: boolean): P
       ? databaseOption(options.db)
       : await select<Database>({
           message: "Database",
-          choices: [
-            { name: "SQLite (a file, nothing to install)", value: "sqlite" },
-            { name: "PostgreSQL", value: "postgresql" },
-          ],
+          choices: DATABASES.map((value) => ({ name: targetFor(value).choice, value })),
         });
   const example =
     askExample &&

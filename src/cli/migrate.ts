@@ -13,6 +13,7 @@ import { describeRisk, riskCountSql } from "../migrate/risks.ts";
 import { schemaUpdates } from "../migrate/schema-updates.ts";
 import { targetFor, type Target } from "../targets/index.ts";
 import { quote } from "../targets/sql.ts";
+import type { FileTree } from "../tree/file-tree.ts";
 import { afterMigrations, countRows, forgetFailedMigrations } from "./database.ts";
 import { databaseUrlFor } from "./env.ts";
 import {
@@ -82,13 +83,13 @@ export async function migrate(
     (changes.length > 0
       ? "-- No statement: the database's schema stays as it is; this migration records the manifest.\n"
       : undefined);
-  let written: ReturnType<typeof emitMigration> | undefined;
+  let written: FileTree | undefined;
   if (sql === undefined) {
     log("No changes to the database schema: no migration written.");
   } else {
     const label = options.name ?? plan.changes[0] ?? (updates.length > 0 ? "tablegen update" : "migration");
     const name = migrationFolderName(label, existing, new Date());
-    written = emitMigration({ name, sql, schema, manifest }, target, existing.length === 0);
+    written = await emitMigration({ name, sql, schema, manifest }, target, existing.length === 0, loadSources());
     writeOutput(outDir, { created: written });
     log(`Wrote ${relative(process.cwd(), join(outDir, MIGRATIONS, name))}:`);
     for (const change of changes) log(`  ${change}`);
@@ -109,7 +110,7 @@ export async function migrate(
     );
   }
   try {
-    await deployMigrations(outDir, url);
+    await deployMigrations(outDir, url, target);
   } catch (error) {
     const failed = await forgetFailedMigrations(model.database, url, outDir);
     if (written) removeCreated(outDir, written);

@@ -4,6 +4,7 @@ import { readFile } from "node:fs/promises";
 import { renderer } from "../emit/templates.ts";
 import type { Database } from "../manifest/schema.ts";
 import { targetFor } from "../targets/index.ts";
+import { templatePath } from "../targets/target.ts";
 import { loadSources } from "./host.ts";
 
 // What a project directory holds beside its manifest, written by `init` and, when missing, by `ai`.
@@ -28,7 +29,7 @@ export function envFile(database: Database, project: string): string {
  * already has them all.
  */
 export async function gitignoreContent(path: string): Promise<string | undefined> {
-  const template = renderer(loadSources())("init/gitignore.hbs", {});
+  const template = renderer(loadSources())(templatePath<object>("init/gitignore.hbs"), {});
   if (!existsSync(path)) return template;
   const existing = await readFile(path, "utf8");
   const present = new Set(existing.split(/\r?\n/).map((line) => line.trim()));

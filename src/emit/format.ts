@@ -1,129 +1,95 @@
-import type { Options, Plugin } from "prettier";
-import { fitsPrintWidth } from "./code-layout.ts";
-import { laidOutJson } from "./json-layout.ts";
+import { format, type FormatConfig } from "oxfmt";
 import { OWNED_FILES, fileTree, ownedListing, textHash, type FileTree } from "../tree/file-tree.ts";
+import { prettierConfig, type Sources } from "./templates.ts";
 
 /**
- * How each kind of file prettier lays out is parsed; the others (SQL, the Prisma schema, env files)
- * are written in their final form. TypeScript goes through Babel's parser: it lays out the same code
- * as prettier's default for `.ts` (which the golden tests check with `prettier --check`) in half the
- * time, and prettier's standalone build with these plugins alone starts sooner.
+ * The files the formatter lays out: TypeScript, JavaScript, JSON and Markdown. The others (SQL, the
+ * Prisma schema, env files, .gitignore) are written in their final form.
  */
-const PARSERS: [RegExp, string][] = [
-  [/\.ts$/, "babel-ts"],
-  [/\.js$/, "babel"],
-  [/\.json$/, "json"],
-  [/\.md$/, "markdown"],
-];
-/**
- * TypeScript as a language, parsed by Babel: prettier's markdown formats the ```ts blocks of a
- * README with it, as prettier's TypeScript plugin would (prettier --check checks them too).
- */
-const typescript: Plugin = {
-  languages: [{ name: "TypeScript", aliases: ["ts"], extensions: [".ts"], parsers: ["babel-ts"] }],
-};
+const FORMATTED = /\.(ts|js|json|md)$/;
+
+/** Files laid out at once: the formatter runs off this thread, so two keep two cores busy while the emitters go on. */
+const CONCURRENT = 2;
 
 /**
- * Prettier's standalone build and the plugins tablegen formats with, loaded on first use: a project
- * whose files all come out of their templates in prettier's layout never loads them.
+ * The formatter's options for the prettier configuration the generated server carries
+ * (`.prettierrc.json`): oxfmt takes prettier's options and lays code out as prettier does, and a
+ * user running prettier over the server gets the same files (test/golden.test.ts checks it with
+ * prettier). Prettier's defaults where oxfmt's differ: a print width of 80, package.json as written.
  */
-let prettier: Promise<{ format: typeof import("prettier/standalone").format; plugins: Plugin[] }> | undefined;
-const loadPrettier = () =>
-  (prettier ??= Promise.all([
-    import("prettier/standalone"),
-    import("prettier/plugins/babel"),
-    import("prettier/plugins/estree"),
-    import("prettier/plugins/markdown"),
-  ]).then(([{ format }, babel, estree, markdown]) => ({
-    format,
-    plugins: [babel, estree, markdown, typescript] as Plugin[],
-  })));
-
-/** A file for prettier: its path, its text and the parser that reads it. */
-export interface FormatJob {
-  path: string;
-  text: string;
-  parser: string;
+export function formatterOptions(prettierConfig: Record<string, unknown>): FormatConfig {
+  return { printWidth: 80, ...prettierConfig, sortPackageJson: false };
 }
 
-/**
- * Lays out files with prettier, each as `formatWithPrettier` does, answering in the jobs' order:
- * in this thread (`formatInThread`), or spread over worker threads (the CLI's src/cli/format-pool.ts).
- */
-export type FormatFiles = (jobs: FormatJob[], config: Options) => Promise<string[]>;
-
-/** One file laid out by prettier with the plugins tablegen formats with. */
-export async function formatWithPrettier({ path, text, parser }: FormatJob, config: Options): Promise<string> {
-  const { format, plugins } = await loadPrettier();
-  return format(text, { ...config, filepath: path, parser, plugins });
+/** The formatter of generated servers, configured by the `.prettierrc.json` they carry. */
+export function serverFormatter(sources: Sources): Formatter {
+  return { options: formatterOptions(prettierConfig(sources)), version: sources.packageVersions.oxfmt ?? "" };
 }
 
-export const formatInThread: FormatFiles = (jobs, config) =>
-  Promise.all(jobs.map((job) => formatWithPrettier(job, config)));
+/** A file laid out by the formatter; its errors (code it cannot parse: a template's mistake) are thrown. */
+export async function formatFile(path: string, text: string, options: FormatConfig): Promise<string> {
+  const { code, errors } = await format(path, text, options);
+  if (errors.length > 0) {
+    throw new Error(`tablegen wrote ${path} in a form the formatter cannot read: ${errors[0]!.message}`);
+  }
+  return code;
+}
 
 /** A formatted file that a previous generation wrote from the same source, if it is still as written. */
 export type Reuse = (path: string, sourceHash: string) => string | undefined;
 
 export interface Formatter {
-  /** The generated server's prettier configuration (`.prettierrc.json`). */
-  config: Options;
-  /** Prettier's version: what a file becomes depends on it. */
+  /** The formatter's options (formatterOptions). */
+  options: FormatConfig;
+  /** What a file becomes depends on the formatter's version as much as on its source. */
   version: string;
-  /** Who runs prettier (default: this thread). */
-  formatFiles?: FormatFiles;
+}
+
+/** A file as an emitter wrote it; `copied` when it is one of tablegen's own sources, in the layout already. */
+export interface EmittedFile {
+  path: string;
+  text: string;
+  copied?: boolean;
 }
 
 /**
- * Every generated file prettier knows, laid out by prettier with the configuration the generated
- * server carries (`.prettierrc.json`), so a user who formats the server gets the same files; and
- * the listing of them all (`.tablegen-files`) with the hashes that let the next generation reuse
- * a file whose source has not changed. Files in `laidOut` are in prettier's layout already (tablegen's
- * own files, copied as they are): they are kept as they are. Files in `rendered` were written by their
- * templates in prettier's layout: they are kept as they are when their code fits the print width
- * (`fitsPrintWidth`; Markdown and JSON always), else prettier lays them out. A file kept as it is
- * is listed with one hash, its text's, as its source and its content.
+ * One formatter pass over the emitted tree: every TypeScript, JavaScript, JSON and Markdown file,
+ * but those copied as they are from tablegen's own sources, which are in the layout already
+ * (test/emit/laid-out.test.ts). Files are taken from `files` as the formatter's threads ask for
+ * them, so that an emitter producing them lazily renders the next while the formatter lays out
+ * the last. Also the listing of them all (`.tablegen-files`), with the hashes that let the next
+ * generation reuse a file whose source has not changed without formatting it again; a file written
+ * as it is is listed with one hash, its text's, as source and content.
  */
 export async function formatTree(
-  tree: FileTree,
+  files: Iterable<EmittedFile>,
   formatter: Formatter,
   reuse: Reuse = () => undefined,
-  { laidOut = new Set(), rendered = new Set() }: { laidOut?: ReadonlySet<string>; rendered?: ReadonlySet<string> } = {},
 ): Promise<FileTree> {
-  const { config, formatFiles = formatInThread } = formatter;
-  // What a file becomes depends on prettier's version and configuration as much as on its source.
-  const salt = `prettier ${formatter.version} ${JSON.stringify(config)}\n`;
-  const files = [...tree].map(([path, source]) => {
-    const parser = PARSERS.find(([pattern]) => pattern.test(path))?.[1];
-    const asWritten =
-      parser === undefined ||
-      laidOut.has(path) ||
-      (rendered.has(path) &&
-        (parser === "markdown" || parser === "json" || fitsPrintWidth(source, config.printWidth ?? 80)));
-    const sourceHash = asWritten ? textHash(source) : textHash(salt + source);
-    const content = (asWritten ? source : reuse(path, sourceHash)) as string | Promise<string> | undefined;
-    return { path, source, parser, sourceHash, content, asWritten };
-  });
-  // Prettier's files first, so that its threads work while this one lays out the JSON.
-  const toPrettier = (pending: typeof files) => {
-    const jobs = pending.map(({ path, source, parser }) => ({ path, text: source, parser: parser! }));
-    const formatted = jobs.length === 0 ? Promise.resolve([]) : formatFiles(jobs, config);
-    pending.forEach((file, index) => (file.content = formatted.then((contents) => contents[index]!)));
+  const salt = `oxfmt ${formatter.version} ${JSON.stringify(formatter.options)}\n`;
+  const written: { path: string; content: string; source: string; contentHash: string }[] = [];
+  const pending = files[Symbol.iterator]();
+  const work = async () => {
+    for (let next = pending.next(); !next.done; next = pending.next()) {
+      const { path, text, copied } = next.value;
+      if (copied || !FORMATTED.test(path)) {
+        const hash = textHash(text);
+        written.push({ path, content: text, source: hash, contentHash: hash });
+        continue;
+      }
+      const source = textHash(salt + text);
+      const content = reuse(path, source) ?? (await formatFile(path, text, formatter.options));
+      written.push({ path, content, source, contentHash: textHash(content) });
+    }
   };
-  toPrettier(files.filter(({ parser, content }) => content === undefined && parser !== "json"));
-  // Other JSON written by JSON.stringify (package.json; a document prettier must fill an array of) is
-  // laid out directly, one property a line as npm writes package.json; prettier lays out the rest.
-  const json = files.filter(({ parser, content }) => content === undefined && parser === "json");
-  for (const file of json) file.content = laidOutJson(file.source, config.printWidth ?? 80);
-  toPrettier(json.filter(({ content }) => content === undefined));
-
-  const written = await Promise.all(
-    files.map(async ({ path, sourceHash, content, asWritten }) => {
-      const text = (await content)!;
-      return { path, source: sourceHash, content: text, contentHash: asWritten ? sourceHash : textHash(text) };
+  await Promise.all(Array.from({ length: CONCURRENT }, work));
+  const byPath = new Map(written.map((file) => [file.path, file]));
+  const tree = fileTree(written.map(({ path, content }) => [path, content] as const));
+  const listing = ownedListing(
+    [...tree.keys()].map((path) => {
+      const { source, contentHash } = byPath.get(path)!;
+      return { path, source, content: contentHash };
     }),
   );
-  const listing = ownedListing(
-    written.map(({ path, source, contentHash }) => ({ path, source, content: contentHash })),
-  );
-  return fileTree([...written.map(({ path, content }) => [path, content] as const), [OWNED_FILES, listing]]);
+  return fileTree([...tree, [OWNED_FILES, listing]]);
 }

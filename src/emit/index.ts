@@ -1,19 +1,20 @@
 import type { Deprecation, Model } from "../model/types.ts";
 import { apiShape } from "../model/api-shape.ts";
+import type { ApiShape } from "../runtime/api-keys.ts";
 import { goneMessage, hasVersionedFields, startOfDay } from "../model/versions.ts";
-import { tableNames, queryNames } from "../targets/tables.ts";
-import { targetFor } from "../targets/index.ts";
+import { tableNames, queryNames, type QueryNames, type TableNames } from "../targets/tables.ts";
+import { targetFor, type Target } from "../targets/index.ts";
+import { templatePath } from "../targets/target.ts";
 import { fileTree, type FileTree } from "../tree/file-tree.ts";
-import { formatTree, type FormatFiles, type Reuse } from "./format.ts";
-import { documentFiles } from "./documents.ts";
+import { formatTree, serverFormatter, type EmittedFile, type Reuse } from "./format.ts";
 import { generatedHeader } from "./header.ts";
+import { openApiDocuments } from "./openapi.ts";
 import { emitPrismaSchema } from "./prisma-schema.ts";
 import { packageJson } from "./project.ts";
-import { queryContext } from "./queries.ts";
-import { readmeContext } from "./readme.ts";
-import { schemasContext } from "./schemas.ts";
-import { Call, Code } from "../layout/typescript.ts";
-import { prettierConfig, renderer, sourceOf, type Sources } from "./templates.ts";
+import { QUERY, queryContext } from "./queries.ts";
+import { README, readmeContext } from "./readme.ts";
+import { SCHEMAS, schemasContext } from "./schemas.ts";
+import { prettierConfig, renderer, sourceOf, type Render, type Sources } from "./templates.ts";
 
 export { prettierConfig };
 
@@ -59,85 +60,161 @@ export interface EmitOptions {
   sources: Sources;
   /** Formatted files of a previous generation that can be kept as they are (the CLI reads them). */
   reuse?: Reuse;
-  /** Who runs prettier: this thread unless the CLI gives its worker threads (src/cli/format-pool.ts). */
-  formatFiles?: FormatFiles;
 }
 
 /**
  * The whole generated server for a model, in memory: every file emitted from the model by the
- * templates and the OpenAPI documents, headed, in prettier's layout, and their listing
+ * templates and the OpenAPI documents, headed, laid out by one formatter pass, and their listing
  * (`.tablegen-files`). A pure function of its inputs.
  */
-export async function emitServer(model: Model, options: EmitOptions): Promise<FileTree> {
-  const { files, laidOut, rendered } = emitFiles(model, options.sources);
-  const headed = [...files].map(([path, content]) => {
-    const header = generatedHeader(path, options.manifestName);
-    return [path, header ? `${header}\n${content}` : content] as const;
-  });
-  const formatter = {
-    config: prettierConfig(options.sources),
-    version: options.sources.packageVersions.prettier ?? "",
-    formatFiles: options.formatFiles,
-  };
-  return formatTree(fileTree(headed), formatter, options.reuse, { laidOut, rendered });
+export function emitServer(model: Model, options: EmitOptions): Promise<FileTree> {
+  return formatTree(
+    headed(serverFiles(model, options.sources), options.manifestName),
+    serverFormatter(options.sources),
+    options.reuse,
+  );
+}
+
+/** Files with the generated-file header on top, as the emitter makes them. */
+function* headed(files: Iterable<EmittedFile>, manifestName: string): Generator<EmittedFile> {
+  for (const file of files) {
+    const header = generatedHeader(file.path, manifestName);
+    yield header ? { ...file, text: `${header}\n${file.text}` } : file;
+  }
 }
 
 /** The folder of the server that is its user's: generation creates it once and never touches it again. */
 export const CUSTOM = "src/custom";
 
+/** The templates the emitters render, each with the type of its context. */
+const TEMPLATES = {
+  customRoutes: templatePath<{ project: string; table: string }>("server/custom/routes.ts.hbs"),
+  envExample: templatePath<ProjectContext>("server/env.example.hbs"),
+  prismaConfig: templatePath<ProjectContext>("server/prisma.config.ts.hbs"),
+  config: templatePath<ProjectContext>("server/config.ts.hbs"),
+  store: templatePath<StoreContext>("server/store.ts.hbs"),
+  hooks: templatePath<HooksContext>("server/hooks.ts.hbs"),
+  routes: templatePath<RoutesContext>("server/routes.ts.hbs"),
+  tableRoutes: templatePath<TableRoutesContext>("server/table-routes.ts.hbs"),
+};
+
+/** The context of the templates that name only the project and its database's default URL. */
+interface ProjectContext {
+  project: string;
+  databaseUrl: string;
+}
+
+/** A table as the server's store, hooks and routes name it. */
+interface ServerTable extends TableNames {
+  versioned: boolean;
+  idType: "string" | "number";
+  idParser: "uuidId" | "numberId";
+}
+
+interface ServerQuery extends QueryNames {
+  query: string;
+}
+
+interface StoreContext {
+  tables: ServerTable[];
+  queries: ServerQuery[];
+  /** The id parsers the tables use. */
+  idParsers: string[];
+}
+
+interface HooksContext {
+  tables: ServerTable[];
+  tableNames: string[];
+}
+
+interface RoutesContext {
+  project: string;
+  /** The project, its versions and those of each table and query, as `routes.ts` exports them. */
+  api: ApiShape;
+  tables: ServerTable[];
+  queries: ServerQuery[];
+  /** Whether a version has a sunset, after which its routes answer 410. */
+  sunsets: boolean;
+  versions: {
+    version: string;
+    deprecation: ReturnType<typeof deprecationHeaders>;
+    /** Each table's and query's routes registered under the version's prefix. */
+    registrations: {
+      routes: string;
+      prefix: string;
+      table?: string;
+      query?: string;
+      /** For a table whose versions differ: its versions' schemas and names, and this one. */
+      versionsName?: string;
+      version?: string;
+    }[];
+  }[];
+}
+
+interface TableRoutesContext extends TableNames {
+  project: string;
+  /** A table whose versions differ takes each version's schemas and names when it is registered. */
+  versioned?: boolean;
+  input: string;
+}
+
 /** What generation writes into a server that has no src/custom/ yet: a starter file, commented. */
 export function emitCustomStarter(model: Model, sources: Sources): FileTree {
   const render = renderer(sources, model.database);
   const context = { project: model.project, table: model.tables[0]!.name };
-  return fileTree([[`${CUSTOM}/routes.ts`, render("server/custom/routes.ts.hbs", context)]]);
+  return fileTree([[`${CUSTOM}/routes.ts`, render(TEMPLATES.customRoutes, context)]]);
 }
 
 /**
- * Every file of the server as its template writes it; the paths of those copied as they are from
- * tablegen's own sources, which are in prettier's layout already (test/emit/laid-out.test.ts); and
- * the paths of those rendered in prettier's layout as long as their lines fit
- * (test/emit/rendered.test.ts).
+ * Every file of the server as its template writes it, before the formatter lays it out; and the
+ * paths of those copied as they are from tablegen's own sources, which are in prettier's layout
+ * already (test/emit/laid-out.test.ts) and skip the formatter.
  */
-export function emitFiles(
-  model: Model,
-  sources: Sources,
-): { files: FileTree; laidOut: Set<string>; rendered: Set<string> } {
+export function emitFiles(model: Model, sources: Sources): { files: FileTree; copied: Set<string> } {
+  const files = [...serverFiles(model, sources)];
+  return {
+    files: fileTree(files.map(({ path, text }) => [path, text])),
+    copied: new Set(files.filter((file) => file.copied).map(({ path }) => path)),
+  };
+}
+
+/**
+ * The server's files, made one at a time as they are asked for: the formatter lays out the last
+ * while the next is rendered. The OpenAPI documents come first: the largest files, laid out while
+ * the others are rendered.
+ */
+function* serverFiles(model: Model, sources: Sources): Generator<EmittedFile> {
   const target = targetFor(model.database);
   const render = renderer(sources, model.database);
-  const files: [string, string][] = [];
-  const laidOut = new Set<string>();
-  const rendered = new Set<string>();
-  const add = (path: string, content: string) => {
-    files.push([path, content]);
-    if (/\.(ts|md)$/.test(path)) rendered.add(path);
-  };
-  const copy = (path: string, content: string) => {
-    files.push([path, content]);
-    laidOut.add(path);
-  };
+  const copy = (path: string, text: string) => ({ path, text, copied: true });
   const runtime = (name: string) => {
     const text = sources.runtime.get(name);
     if (text === undefined) throw new Error(`tablegen's src/runtime has no ${name}`);
     return text;
   };
 
-  for (const [path, template] of Object.entries(SHARED_FILES)) copy(path, sourceOf(sources, `server/${template}`));
-  for (const file of target.files) copy(`src/${file}`, sourceOf(sources, `server/${model.database}/${file}`));
-  for (const [path, name] of Object.entries({ ...RUNTIME_FILES, ...target.runtimeFiles })) copy(path, runtime(name));
+  // The documents as JSON.stringify writes them on one line: the formatter breaks what does not fit.
+  for (const [version, document] of openApiDocuments(model)) {
+    yield { path: `openapi/${version}.json`, text: JSON.stringify(document) + "\n" };
+  }
+  for (const [path, template] of Object.entries(SHARED_FILES))
+    yield copy(path, sourceOf(sources, `server/${template}`));
+  for (const file of target.files) yield copy(`src/${file}`, sourceOf(sources, `server/${model.database}/${file}`));
+  for (const [path, name] of Object.entries({ ...RUNTIME_FILES, ...target.runtimeFiles }))
+    yield copy(path, runtime(name));
+  if (model.tables.some(hasVersionedFields)) {
+    yield copy("src/http/versions.ts", sourceOf(sources, "server/src/http/versions.ts"));
+  }
 
   const project = { project: model.project, databaseUrl: target.defaultDatabaseUrl(model.project) };
-  for (const [path, template] of Object.entries(target.templates)) {
-    add(path, render(`server/${model.database}/${template}`, project));
-  }
-  add("package.json", packageJson(model, target, sources));
-  const { printWidth = 80 } = prettierConfig(sources);
-  add("README.md", render("server/README.md.hbs", readmeContext(model, printWidth)));
-  add(".env.example", render("server/env.example.hbs", project));
-  add("prisma/schema.prisma", emitPrismaSchema(model));
-  add("prisma.config.ts", render("server/prisma.config.ts.hbs", project));
-  add("src/config.ts", render("server/config.ts.hbs", project));
+  yield { path: "package.json", text: packageJson(model, target, sources) };
+  yield { path: "README.md", text: render(README, readmeContext(model)) };
+  yield { path: ".env.example", text: render(TEMPLATES.envExample, project) };
+  yield { path: "prisma/schema.prisma", text: emitPrismaSchema(model) };
+  yield { path: "prisma.config.ts", text: render(TEMPLATES.prismaConfig, project) };
+  yield { path: "src/config.ts", text: render(TEMPLATES.config, project) };
 
-  const tables = model.tables.map((table) => ({
+  const tables: ServerTable[] = model.tables.map((table) => ({
     ...tableNames(table.name),
     versioned: hasVersionedFields(table),
     idType: table.id === "uuid" ? "string" : "number",
@@ -145,11 +222,27 @@ export function emitFiles(
   }));
   const queries = model.queries.map((query) => ({ query: query.name, ...queryNames(query.name) }));
   const idParsers = [...new Set(tables.map((table) => table.idParser))].sort();
-  add("src/store.ts", render("server/store.ts.hbs", { tables, queries, idParsers }));
-  add("src/hooks.ts", render("server/hooks.ts.hbs", { tables, tableNames: model.tables.map((table) => table.name) }));
-  add(
-    "src/routes.ts",
-    render("server/routes.ts.hbs", {
+  yield { path: "src/store.ts", text: render(TEMPLATES.store, { tables, queries, idParsers }) };
+  yield {
+    path: "src/hooks.ts",
+    text: render(TEMPLATES.hooks, { tables, tableNames: model.tables.map((table) => table.name) }),
+  };
+  const registrations = (version: string) => [
+    ...tables
+      .filter((_, index) => model.tables[index]!.versions.includes(version))
+      .map(({ table, routes, versioned, versionsName }) => ({
+        routes,
+        prefix: `/${model.project}/${table}/${version}`,
+        table,
+        ...(versioned && { versionsName, version }),
+      })),
+    ...queries
+      .filter((_, index) => model.queries[index]!.versions.includes(version))
+      .map(({ query, routes }) => ({ routes, prefix: `/${model.project}/${version}`, query })),
+  ];
+  yield {
+    path: "src/routes.ts",
+    text: render(TEMPLATES.routes, {
       project: model.project,
       api: apiShape(model),
       tables,
@@ -158,60 +251,39 @@ export function emitFiles(
       versions: model.versions.map((version) => ({
         version,
         deprecation: deprecationHeaders(version, model.deprecated[version]),
-        // Each table's and query's routes registered under the version's prefix, as values for tsLine.
-        registrations: [
-          ...tables
-            .filter((_, index) => model.tables[index]!.versions.includes(version))
-            .map(({ table, routes, versioned, versionsName }) =>
-              register(routes, {
-                prefix: `/${model.project}/${table}/${version}`,
-                table: new Code(`store.tables.${table}`),
-                ...(versioned && { version: new Code(`${versionsName}.${version}`) }),
-              }),
-            ),
-          ...queries
-            .filter((_, index) => model.queries[index]!.versions.includes(version))
-            .map(({ query, routes }) =>
-              register(routes, { prefix: `/${model.project}/${version}`, query: new Code(`store.queries.${query}`) }),
-            ),
-        ],
+        registrations: registrations(version),
       })),
     }),
-  );
+  };
 
-  if (model.tables.some(hasVersionedFields))
-    copy("src/http/versions.ts", sourceOf(sources, "server/src/http/versions.ts"));
   for (const table of model.tables) {
-    add(`src/schemas/${table.name}.ts`, render("server/schemas.ts.hbs", schemasContext(table)));
-    add(
-      `src/tables/${table.name}.ts`,
-      render(`server/${model.database}/table.ts.hbs`, target.tableContext(table, model)),
-    );
+    yield { path: `src/schemas/${table.name}.ts`, text: render(SCHEMAS, schemasContext(table)) };
+    yield { path: `src/tables/${table.name}.ts`, text: tableModule(render, target, table, model) };
     const routes = { ...tableNames(table.name), project: model.project };
-    add(
-      `src/routes/${table.name}.ts`,
-      render(
-        "server/table-routes.ts.hbs",
+    yield {
+      path: `src/routes/${table.name}.ts`,
+      text: render(
+        TEMPLATES.tableRoutes,
         // A table whose versions differ takes each version's schemas and names when it is registered.
         hasVersionedFields(table)
           ? { ...routes, versioned: true, schemas: "schemas", listTable: "listTable", input: "Values" }
           : routes,
       ),
-    );
+    };
   }
   for (const query of model.queries) {
-    add(`src/queries/${query.name}.ts`, render("server/query.ts.hbs", queryContext(query, target, model.project)));
+    yield { path: `src/queries/${query.name}.ts`, text: render(QUERY, queryContext(query, target, model.project)) };
   }
-  for (const { path, text, laidOut: written } of documentFiles(model, printWidth)) {
-    files.push([path, text]);
-    if (written) rendered.add(path);
-  }
-  return { files: fileTree(files), laidOut, rendered };
 }
 
-/** `app.register(<routes>, <options>)`, as a value for tsLine. */
-const register = (routes: string, options: object) => new Call("app.register", [new Code(routes), options]);
-
+/** A table's module, from its database's template. */
+function tableModule<Context>(
+  render: Render,
+  target: Target<Context>,
+  ...[table, model]: Parameters<Target["tableContext"]>
+) {
+  return render(target.tableModule, target.tableContext(table, model));
+}
 /**
  * The headers of a deprecated version's answers: `Deprecation` (RFC 9745), the date it was
  * deprecated as a structured date, `@<seconds>` (`@0` when the manifest gives none: deprecated since

@@ -1,6 +1,8 @@
 import type { RawManifest } from "../manifest/schema.ts";
 import type { Target } from "../targets/index.ts";
 import { fileTree, type FileTree } from "../tree/file-tree.ts";
+import { formatFile, serverFormatter } from "./format.ts";
+import type { Sources } from "./templates.ts";
 
 /** Where a server keeps its migrations. */
 export const MIGRATIONS = "prisma/migrations";
@@ -20,10 +22,17 @@ export interface Migration {
 
 /**
  * A migration folder as files: the script (all-or-nothing, as the target wraps it), the Prisma
- * schema it leads to and the manifest it was made from; and Prisma's lock file for the first one.
+ * schema it leads to and the manifest it was made from (laid out by the server's formatter, as
+ * prettier would); and Prisma's lock file for the first one.
  */
-export function emitMigration(migration: Migration, target: Target, first: boolean): FileTree {
+export async function emitMigration(
+  migration: Migration,
+  target: Target,
+  first: boolean,
+  sources: Sources,
+): Promise<FileTree> {
   const dir = `${MIGRATIONS}/${migration.name}`;
+  const snapshot = JSON.stringify(migration.manifest, null, 2) + "\n";
   return fileTree([
     [
       `${dir}/migration.sql`,
@@ -31,7 +40,7 @@ export function emitMigration(migration: Migration, target: Target, first: boole
         target.migrationScript(`${migration.sql.trim()}\n\n${target.recordFinished(migration.name)}\n`),
     ],
     [`${dir}/schema.prisma`, migration.schema],
-    [`${dir}/${SNAPSHOT}`, JSON.stringify(migration.manifest, null, 2) + "\n"],
+    [`${dir}/${SNAPSHOT}`, await formatFile(SNAPSHOT, snapshot, serverFormatter(sources).options)],
     ...(first
       ? [
           [

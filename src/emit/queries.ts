@@ -1,8 +1,8 @@
 import type { Query, QueryColumn, QueryParam } from "../model/types.ts";
-import { queryNames } from "../targets/tables.ts";
+import { queryNames, type QueryNames } from "../targets/tables.ts";
 import type { Target } from "../targets/index.ts";
+import { templatePath } from "../targets/target.ts";
 import { valueSchema, type JsonSchema } from "./schemas.ts";
-import { Call, Code } from "../layout/typescript.ts";
 
 /** A number as JSON writes it (the pattern of the server's http/numbers.ts). */
 const JSON_NUMBER = "^-?(0|[1-9]\\d*)(\\.\\d+)?([eE][+-]?\\d+)?$";
@@ -59,34 +59,47 @@ function columnSchema({ kind }: QueryColumn): JsonSchema {
   return { type: [type, "null"], ...rest };
 }
 
-/** The context of `query.ts.hbs`: the statement, its parameters' schema and its route. */
-export function queryContext(query: Query, target: Target, project: string) {
+/** The context of `query.ts.hbs`, and of its database's partials (`prepareQuery`, `runQuery`). */
+export interface QueryContext extends QueryNames {
+  query: string;
+  project: string;
+  /** The statement as the driver binds it, escaped for a template literal. */
+  sql: string;
+  usesDateTime: boolean;
+  /** Text parameters are refused when the databases cannot store them alike (http/text.ts). */
+  usesText: boolean;
+  row: JsonSchema;
+  /** Columns whose values a database may store in another form than the API's (SQLite: 0/1, text). */
+  converted: Record<string, "boolean" | "datetime">;
+  params: { name: string; kind: QueryParam["kind"] }[];
+  paramNames: string[];
+  /** The route's query-string schema. */
+  querystring: JsonSchema;
+}
+
+export const QUERY = templatePath<QueryContext>("server/query.ts.hbs");
+
+export function queryContext(query: Query, target: Target, project: string): QueryContext {
   return {
     ...queryNames(query.name),
     query: query.name,
     project,
     sql: target.querySql(query).replace(/\\/g, "\\\\").replace(/`/g, "\\`").replace(/\$\{/g, "\\${"),
     usesDateTime: query.params.some((param) => param.kind === "datetime"),
-    row: queryRowSchema(query),
-    // Columns whose values a database may store in another form than the API's (SQLite: 0/1, text).
-    converted: Object.fromEntries(
-      (query.columns ?? [])
-        .filter((column) => column.kind === "boolean" || column.kind === "datetime")
-        .map((column) => [column.name, column.kind]),
-    ),
-    /** Text parameters are refused when the databases cannot store them alike (http/text.ts). */
     usesText: query.params.some((param) => param.kind === "text"),
+    row: queryRowSchema(query),
+    converted: Object.fromEntries(
+      (query.columns ?? []).flatMap((column) =>
+        column.kind === "boolean" || column.kind === "datetime" ? [[column.name, column.kind] as const] : [],
+      ),
+    ),
     params: query.params.map((param) => ({ name: param.name, kind: param.kind })),
     paramNames: query.params.map((param) => param.name),
-    // The route's schema, as a value for tsLine (src/layout/typescript.ts).
-    schema: {
-      querystring: {
-        type: "object",
-        properties: Object.fromEntries(query.params.map((param) => [param.name, paramSchema(param)])),
-        required: query.params.map((param) => param.name),
-        additionalProperties: false,
-      },
-      response: { 200: new Call("envelopeSchema", [{ type: "array", items: new Code("ROW") }]) },
+    querystring: {
+      type: "object",
+      properties: Object.fromEntries(query.params.map((param) => [param.name, paramSchema(param)])),
+      required: query.params.map((param) => param.name),
+      additionalProperties: false,
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { Field, Model, ValueKind } from "../model/types.ts";
 import { goneMessage, hasVersionedFields, tableInVersion } from "../model/versions.ts";
+import { templatePath } from "../targets/target.ts";
 
 const SAMPLES: Record<string, unknown> = {
   NUMBER: 1,
@@ -16,30 +17,15 @@ function sample(field: Field): unknown {
   return field.kind === "uuid" ? SAMPLE_UUID : SAMPLES[field.type];
 }
 
-/**
- * The README's typed-client example: a call of the newest version, a list when it serves a table,
- * laid out for the print width of the server's prettier configuration.
- */
-function clientExample(model: Model, printWidth: number) {
+/** The README's typed-client example: a call of the newest version, a list when it serves a table. */
+function clientExample(model: Model) {
   const version = [...model.versions].sort((a, b) => Number(b.slice(1)) - Number(a.slice(1)))[0]!;
   const table = model.tables.find((candidate) => candidate.versions.includes(version));
-  const path = `/${model.project}/${table?.name}/${version}/list`;
-  const head = `const { data, error } = await api.GET("${path}", {`;
-  // As prettier lays out the call: its last argument hugged when the first line fits, else one a line.
-  const get =
-    head.length <= printWidth
-      ? [head, `  params: { query: { limit: 20, sort: ["-id"] } },`, `});`]
-      : [
-          `const { data, error } = await api.GET(`,
-          `  "${path}",`,
-          `  {`,
-          `    params: { query: { limit: 20, sort: ["-id"] } },`,
-          `  },`,
-          `);`,
-        ];
   const call = table
     ? [
-        ...get,
+        `const { data, error } = await api.GET("/${model.project}/${table.name}/${version}/list", {`,
+        `  params: { query: { limit: 20, sort: ["-id"] } },`,
+        `});`,
         `// data.data: the records in ${table.name}, typed; error: the failure envelope.`,
         `if (data) console.log(data.data);`,
         `else console.error(error.message);`,
@@ -48,15 +34,46 @@ function clientExample(model: Model, printWidth: number) {
   return { version, call: call.join("\n") };
 }
 
+/** The context of `README.md.hbs`. */
+export interface ReadmeContext {
+  project: string;
+  firstTable: string;
+  /** A version that serves the first table, for the example of a scope pinned to a version. */
+  firstTableVersion: string;
+  /** The versions, as Markdown code. */
+  versions: string;
+  client: { version: string; call: string };
+  deprecated: { version: string; since: string; sunset: string }[];
+  /** The 410 message of each version with a sunset. */
+  gone: { version: string; message: string }[];
+  tables: {
+    name: string;
+    versions: string;
+    version: string;
+    fields: string;
+    sampleId: string | number;
+    sampleBody: string;
+  }[];
+  queries: {
+    name: string;
+    versions: string;
+    version: string;
+    params: string;
+    columns: string | undefined;
+    query: string;
+  }[];
+}
+
+export const README = templatePath<ReadmeContext>("server/README.md.hbs");
+
 /** The context of the generated server's README: how to run it and a curl example for every endpoint. */
-export function readmeContext(model: Model, printWidth: number) {
+export function readmeContext(model: Model): ReadmeContext {
   return {
     project: model.project,
     firstTable: model.tables[0]!.name,
-    /** A version that serves the first table, for the example of a scope pinned to a version. */
-    firstTableVersion: model.tables[0]!.versions[0],
+    firstTableVersion: model.tables[0]!.versions[0]!,
     versions: model.versions.map((version) => `\`${version}\``).join(", "),
-    client: clientExample(model, printWidth),
+    client: clientExample(model),
     deprecated: Object.entries(model.deprecated).map(([version, { since, sunset }]) => ({
       version,
       since: since ? ` since ${since}` : "",
@@ -92,7 +109,7 @@ export function readmeContext(model: Model, printWidth: number) {
     queries: model.queries.map((query) => ({
       name: query.name,
       versions: query.versions.join(", "),
-      version: query.versions[0],
+      version: query.versions[0]!,
       params: query.params.map((param) => `${param.name} (${param.type})`).join(", "),
       // Each column as the server answers it (src/emit/queries.ts), or null for a value of no known type.
       columns: query.columns

@@ -1,7 +1,7 @@
 import type { Field, Table, ValueKind } from "../model/types.ts";
 import { hasVersionedFields, isStoredShape, tableInVersion, type VersionField } from "../model/versions.ts";
-import { TS_TYPES, tableNames } from "../targets/tables.ts";
-import { Call, Code } from "../layout/typescript.ts";
+import { TS_TYPES, tableNames, type TableNames } from "../targets/tables.ts";
+import { templatePath } from "../targets/target.ts";
 
 /** A JSON Schema (draft 2020-12, which OpenAPI 3.1 uses), as plain data. */
 export type JsonSchema = { [keyword: string]: unknown };
@@ -61,7 +61,41 @@ export function idSchema(table: Table): JsonSchema {
 }
 
 /** The context of `schemas.ts.hbs`: record and input types, and the table's JSON Schemas. */
-export function schemasContext(table: Table) {
+export interface SchemasContext extends TableNames {
+  idType: "string" | "number";
+  idKind: "uuid" | "integer";
+  fields: {
+    name: string;
+    tsType: string;
+    kind: ValueKind;
+    required: boolean;
+    /** Whether a create may leave it out. */
+    optional: boolean;
+    comment: string;
+  }[];
+  comment: string;
+  schema: TableSchemas;
+  /** Whether some version serves the table as it is stored: then the module has its route schemas. */
+  storedServed: boolean;
+  /** Each version's schemas and names, for a table whose versions differ. */
+  versions?: VersionContext[];
+}
+
+/**
+ * A version of a table some of whose versions differ from how it is stored: its schemas (the stored
+ * shape's, or its own), its list table, its names (API name → stored name) and its defaults.
+ */
+export interface VersionContext extends Partial<TableSchemas> {
+  version: string;
+  stored: boolean;
+  listTable?: { name: string; fields: Record<string, ValueKind | "integer" | "uuid"> };
+  fields: Record<string, string>;
+  defaults: Record<string, unknown>;
+}
+
+export const SCHEMAS = templatePath<SchemasContext>("server/schemas.ts.hbs");
+
+export function schemasContext(table: Table): SchemasContext {
   return {
     ...tableNames(table.name),
     idType: table.id === "uuid" ? "string" : "number",
@@ -82,15 +116,11 @@ export function schemasContext(table: Table) {
   };
 }
 
-/**
- * The versions of a table some of which differ from how it is stored: their schemas, names and
- * defaults, by version, as the value of `schemas.ts.hbs`'s `<table>Versions`.
- */
-function versionsContext(table: Table) {
-  const { schemas, listTable } = tableNames(table.name);
-  const versions = table.versions.map((version) => {
+function versionsContext(table: Table): VersionContext[] {
+  return table.versions.map((version) => {
     const view = tableInVersion(table, version);
     const names = {
+      version,
       fields: { id: "id", ...Object.fromEntries(view.fields.map((field) => [field.name, field.column])) },
       defaults: Object.fromEntries(
         view.fields.flatMap((field) => {
@@ -99,23 +129,17 @@ function versionsContext(table: Table) {
         }),
       ),
     };
-    if (isStoredShape(table, version)) {
-      return [version, { schemas: new Code(schemas), listTable: new Code(listTable), ...names }];
-    }
-    const { record, create, update } = tableSchemas(view);
-    return [
-      version,
-      {
-        schemas: new Call("routeSchemas", [record, create, update]),
-        listTable: {
-          name: table.name,
-          fields: { id: table.id === "uuid" ? "uuid" : "integer", ...fieldKinds(view.fields) },
-        },
-        ...names,
+    if (isStoredShape(table, version)) return { ...names, stored: true };
+    return {
+      ...names,
+      stored: false,
+      ...tableSchemas(view),
+      listTable: {
+        name: table.name,
+        fields: { id: table.id === "uuid" ? "uuid" : "integer", ...fieldKinds(view.fields) },
       },
-    ];
+    };
   });
-  return Object.fromEntries(versions);
 }
 
 function fieldKinds(fields: Field[]): Record<string, ValueKind> {

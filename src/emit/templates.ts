@@ -1,8 +1,7 @@
 import Handlebars from "handlebars";
-import type { Options } from "prettier";
 import type { Database } from "../manifest/schema.ts";
-import { markdownTable } from "../layout/markdown.ts";
-import { Call, Code, tsImport, tsLine } from "../layout/typescript.ts";
+import type { TemplatePath } from "../targets/target.ts";
+import { tsLiteral } from "./typescript.ts";
 
 /**
  * What the emitters are made from, read by the CLI and handed in as data: the emitters themselves
@@ -17,13 +16,15 @@ export interface Sources {
   packageVersions: Readonly<Record<string, string>>;
 }
 
-export type Render = (template: string, context: object) => string;
+/** Renders a template with the context its path is typed with (TemplatePath). */
+export type Render = <Context>(template: TemplatePath<Context>, context: NoInfer<Context>) => string;
 
 const renderers = new WeakMap<Sources, Map<string, Render>>();
 
 /**
  * A Handlebars renderer over the sources: the shared partials of `server/partials/`, and those of
  * the database's folder (`server/<database>/partials/`), which supply what differs by database.
+ * Templates write plain code; its layout is the formatter's (src/emit/format.ts).
  */
 export function renderer(sources: Sources, database?: Database): Render {
   let cache = renderers.get(sources);
@@ -33,36 +34,11 @@ export function renderer(sources: Sources, database?: Database): Render {
   if (existing) return existing;
 
   const handlebars = Handlebars.create();
-  const { printWidth = 80 } = prettierConfig(sources);
-  /** A helper's arguments, without the options Handlebars passes last, and without empty ones. */
-  const args = (values: unknown[]) =>
-    values
-      .slice(0, -1)
-      .flat()
-      .filter((value) => value !== "" && value !== undefined);
   handlebars.registerHelper({
-    // TypeScript in prettier's layout (src/layout/typescript.ts).
-    tsLine: (indent: string, prefix: string, value: unknown, suffix: unknown) =>
-      tsLine(indent, prefix, value, typeof suffix === "string" ? suffix : "", printWidth),
-    tsImport: (from: string, ...names: unknown[]) => tsImport(args(names) as string[], from, printWidth),
-    tsImportType: (from: string, ...names: unknown[]) => tsImport(args(names) as string[], from, printWidth, true),
-    // The block when its first line fits the print width, else its {{else}}: prettier's choice
-    // between a call with its last argument hugged and its arguments one a line.
-    ifFits(this: unknown, options: Handlebars.HelperOptions) {
-      const block = options.fn(this);
-      const end = block.indexOf("\n");
-      return (end < 0 ? block.length : end) <= printWidth ? block : options.inverse(this);
-    },
-    // A Markdown table, its columns padded to one width as prettier aligns them.
-    mdTable(this: unknown, options: Handlebars.HelperOptions) {
-      return markdownTable(options.fn(this));
-    },
-    // Values for tsLine: code as it is, and a call.
-    code: (text: string) => new Code(text),
-    call: (callee: string, ...values: unknown[]) => new Call(callee, values.slice(0, -1)),
+    // A value as a TypeScript literal (src/emit/typescript.ts), and as JSON.
+    ts: (value: unknown) => tsLiteral(value),
     json: (value: unknown) => JSON.stringify(value),
     join: (items: unknown[], separator: unknown) => items.join(typeof separator === "string" ? separator : ", "),
-    concat: (...parts: unknown[]) => parts.slice(0, -1).join(""),
     eq: (a: unknown, b: unknown) => a === b,
   });
   const partialFolders = ["server/partials/", ...(database ? [`server/${database}/partials/`] : [])];
@@ -94,7 +70,7 @@ export function sourceOf(sources: Sources, path: string): string {
   return text;
 }
 
-/** The prettier configuration generated servers carry, whose layout their files are in. */
-export function prettierConfig(sources: Sources): Options {
-  return JSON.parse(sourceOf(sources, "server/prettierrc.json")) as Options;
+/** The prettier configuration generated servers carry (`.prettierrc.json`), whose layout their files are in. */
+export function prettierConfig(sources: Sources): Record<string, unknown> {
+  return JSON.parse(sourceOf(sources, "server/prettierrc.json")) as Record<string, unknown>;
 }

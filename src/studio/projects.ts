@@ -10,7 +10,7 @@ import { dataLossRefusal, migrate, previewMigration } from "../cli/migrate.ts";
 import { UserError } from "../errors.ts";
 import { editedManifestText } from "../manifest/edit.ts";
 import { parseManifest } from "../manifest/load.ts";
-import { versionLabels } from "../manifest/schema.ts";
+import { versionLabels, type Database } from "../manifest/schema.ts";
 import { ManifestError } from "../manifest/validate.ts";
 import { planMigration } from "../migrate/plan.ts";
 import { compileManifest, type Compiled } from "../model/index.ts";
@@ -147,7 +147,7 @@ export async function projectSummary(project: Project, server: ServerState): Pro
 const DATABASE_WAIT_MS = 3000;
 
 /** Migrations written and not applied to the database; undefined when it cannot be read. */
-async function pendingMigrations(project: Project, database: "sqlite" | "postgresql"): Promise<string[] | undefined> {
+async function pendingMigrations(project: Project, database: Database): Promise<string[] | undefined> {
   const existing = existingMigrations(project.out);
   const url = databaseUrlFor(project.manifest) ?? targetFor(database).implicitDatabaseUrl;
   if (!url) return undefined;

@@ -4,7 +4,7 @@ import { createKey, listKeys, revokeKey } from "../cli/keys.ts";
 import { newSignatureKey } from "../cli/project-files.ts";
 import { UserError } from "../errors.ts";
 import { parseManifest } from "../manifest/load.ts";
-import { versionLabels, type RawManifest } from "../manifest/schema.ts";
+import { DATABASES, versionLabels, type Database, type RawManifest } from "../manifest/schema.ts";
 import { targetFor } from "../targets/index.ts";
 import { envValues, masked, maskedUrl, withEnvValue } from "./env-file.ts";
 import type { KeyRequest } from "../keys/keys.ts";
@@ -136,8 +136,10 @@ function manifestOf(project: Project): RawManifest | undefined {
   }
 }
 
-function databaseOf(project: Project): "sqlite" | "postgresql" {
-  return manifestOf(project)?.database === "postgresql" ? "postgresql" : "sqlite";
+/** The manifest's database (SQLite when it names none, or none tablegen knows: the validator says so elsewhere). */
+function databaseOf(project: Project): Database {
+  const database = manifestOf(project)?.database;
+  return DATABASES.find((known) => known === database) ?? "sqlite";
 }
 
 function versionsOf(project: Project): VersionView[] {
@@ -191,12 +193,7 @@ export function setDatabaseUrl(project: Project, url: unknown): void {
   if (typeof url !== "string" || url.trim() === "") throw new UserError("DATABASE_URL must not be empty");
   if (/["'\s\\]/.test(url) || /[\u0000-\u001f\u007f]/.test(url))
     throw new UserError("DATABASE_URL must not hold quotes, spaces, backslashes or line breaks");
-  const database = databaseOf(project);
-  if (database === "sqlite" && !url.startsWith("file:"))
-    throw new UserError('DATABASE_URL of a SQLite project is a file: URL, such as "file:./data.db"');
-  if (database === "postgresql" && !/^postgres(ql)?:\/\/[^/]/.test(url))
-    throw new UserError(
-      'DATABASE_URL of a PostgreSQL project is a postgresql:// URL, such as "postgresql://user:password@localhost:5432/app"',
-    );
+  const problem = targetFor(databaseOf(project)).urlProblem(url);
+  if (problem) throw new UserError(problem);
   writeEnv(project, withEnvValue(envText(project), URL_VARIABLE, url, true));
 }

@@ -1,11 +1,10 @@
 import type { Field, Model, Table, ValueKind } from "../model/types.ts";
 import type { Rename } from "../migrate/plan.ts";
 import { positionalSql } from "../manifest/sql.ts";
-import { Code, tsString } from "../layout/typescript.ts";
 import { renamedIndexes } from "./renames.ts";
-import { literal, quote, recordFinishedSql, scratchTables, statement } from "./sql.ts";
-import { defaultDateTime, tableContext, type Storage } from "./tables.ts";
-import { DATABASE_MODULES, type Target } from "./target.ts";
+import { literal, plainDefault, quote, recordFinishedSql, statement, tableLines } from "./sql.ts";
+import { defaultDateTime, tableContext, type Storage, type TableContext } from "./tables.ts";
+import { DATABASE_MODULES, templatePath, type Target } from "./target.ts";
 
 /** PostgreSQL takes booleans as they are and date-times as ISO text truncated to seconds; `$n` parameters. */
 const storage: Storage = {
@@ -16,23 +15,36 @@ const storage: Storage = {
   storedDefault(field) {
     const fallback = field.default!;
     if (fallback.kind === "now") return "storedNow()";
-    if (field.kind === "datetime") return tsString(`${defaultDateTime(fallback.value)}Z`);
-    return typeof fallback.value === "string" ? tsString(fallback.value) : String(fallback.value);
+    if (field.kind === "datetime") return JSON.stringify(`${defaultDateTime(fallback.value)}Z`);
+    return JSON.stringify(fallback.value);
   },
-  statement: (name, sql) => ({ name, text: new Code(`\`${sql}\``) }),
 };
 
-export const postgresql: Target = {
+/** The context of `templates/server/postgresql/table.ts.hbs`. */
+export interface PostgresTableContext extends TableContext {
+  sql: TableContext["sql"] & { batch: string };
+  /** The table's float fields, whose JSON text JavaScript rewrites (values.ts's jsonDoubles). */
+  doubles: string[];
+  /** The values of the insert and update statements, as code, in their parameters' order. */
+  createValues: string[];
+  updateValues: string[];
+}
+
+export const postgresql: Target<PostgresTableContext> = {
   database: "postgresql",
   provider: "postgresql",
   files: DATABASE_MODULES,
-  templates: {},
   runtimeFiles: { "src/prisma-adapter.ts": "prisma-adapter.ts" },
   dependencies: ["@prisma/adapter-pg", "pg"],
   devDependencies: ["@types/pg"],
   migrateScript: "prisma migrate deploy",
   label: "PostgreSQL",
+  choice: "PostgreSQL",
   implicitDatabaseUrl: undefined,
+  urlProblem: (url) =>
+    /^postgres(ql)?:\/\/[^/]/.test(url)
+      ? undefined
+      : 'DATABASE_URL of a PostgreSQL project is a postgresql:// URL, such as "postgresql://user:password@localhost:5432/app"',
   defaultDatabaseUrl: (project) => `postgresql://postgres@localhost:5432/${project.replace(/-/g, "_")}`,
   placeholderUrl: "postgresql://tablegen@localhost:5432/tablegen",
 
@@ -54,6 +66,7 @@ export const postgresql: Target = {
     return typeof fallback.value === "string" ? literal(fallback.value) : String(fallback.value);
   },
 
+  tableModule: templatePath<PostgresTableContext>("server/postgresql/table.ts.hbs"),
   tableContext(table, model) {
     const context = tableContext(table, model, storage);
     const doubles = table.fields.filter((field) => field.kind === "float").map((field) => field.name);
@@ -61,15 +74,14 @@ export const postgresql: Target = {
       ...context,
       sql: { ...context.sql, batch: batchSql(table) },
       doubles,
-      // The values of the insert and update statements, in their parameters' order.
       createValues: [
         ...(table.id === "uuid" ? ["randomUUID()"] : []),
         ...context.fields.map((field) => field.createValue),
-      ].map((value) => new Code(value)),
+      ],
       updateValues: [
         "id",
         ...context.fields.flatMap((field) => [`${JSON.stringify(field.name)} in changes`, field.changeValue]),
-      ].map((value) => new Code(value)),
+      ],
       valueHelpers: [...(doubles.length > 0 ? ["jsonDoubles"] : []), ...context.valueHelpers],
     };
   },
@@ -80,18 +92,33 @@ export const postgresql: Target = {
       query.params.map((param) => param.name),
     ),
 
-  scratchSchema: (model) =>
-    scratchTables(model, {
-      id: { number: "SERIAL PRIMARY KEY", uuid: "UUID PRIMARY KEY" },
-      types: {
-        float: "DOUBLE PRECISION",
+  // PostgreSQL gives every output column a type, whatever computes it.
+  columnKind: (_model, { typeId }) => (typeId === undefined ? undefined : RESULT_KINDS[typeId]),
+
+  tableSql: {
+    id: (table) => (table.id === "uuid" ? `"id" UUID NOT NULL` : `"id" SERIAL NOT NULL`),
+    type(field) {
+      if (field.kind === "text") return field.maxLength === undefined ? "TEXT" : `VARCHAR(${field.maxLength})`;
+      return {
         integer: "INTEGER",
+        float: "DOUBLE PRECISION",
         uuid: "UUID",
-        text: "TEXT",
         boolean: "BOOLEAN",
         datetime: "TIMESTAMPTZ(0)",
-      },
-    }),
+      }[field.kind];
+    },
+    defaultSql(field) {
+      const fallback = field.default!;
+      if (fallback.kind === "now") return "CURRENT_TIMESTAMP";
+      if (field.kind === "datetime") return `'${defaultDateTime(fallback.value).replace("T", " ")} +00:00'`;
+      return plainDefault(field);
+    },
+    body: (table, columns) =>
+      `${tableLines(columns)},\n\n    CONSTRAINT "${constraintName(table.name, "pkey")}" PRIMARY KEY ("id")`,
+    name: (base, suffix) => constraintName(base, suffix),
+    foreignKeysApart: true,
+    referenceSpace: "",
+  },
 
   recordFinished: (name) => recordFinishedSql(name, "now()"),
   migrationScript: (sql) => `BEGIN;\n\n${sql.trim()}\n\nCOMMIT;\n`,
@@ -99,6 +126,12 @@ export const postgresql: Target = {
   diffSql: (sql) => sql,
   renameSql,
 };
+
+/** PostgreSQL keeps names of up to 63 bytes: Prisma cuts the base of a longer one. */
+const MAX_NAME = 63;
+
+/** A constraint's name as Prisma makes it: `<base>_<suffix>`, the base cut to fit MAX_NAME. */
+const constraintName = (base: string, suffix: string) => `${base.slice(0, MAX_NAME - suffix.length - 1)}_${suffix}`;
 
 /**
  * A field as the JSON text of the answers: date-times in the API's form (sessions run in UTC), and
@@ -189,7 +222,7 @@ function renameSql(renames: Rename[], renamedPrevious: Model): string {
  * OID): the generated server's pg type parsers (db.ts) read these types as the kinds say. Other
  * types (date, json, arrays, intervals…) are answered as the pg driver reads them, untyped.
  */
-export const RESULT_KINDS: Readonly<Record<number, ValueKind>> = {
+const RESULT_KINDS: Readonly<Record<number, ValueKind>> = {
   16: "boolean", // bool
   20: "integer", // int8 (count, sum of integers)
   21: "integer", // int2

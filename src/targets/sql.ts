@@ -1,6 +1,7 @@
 /** SQL text as generated servers and migrations carry it: quoted names, and statements laid out to be read. */
 
-import type { Model, ValueKind } from "../model/types.ts";
+import type { Field, Model } from "../model/types.ts";
+import type { TableSql } from "./target.ts";
 
 export const quote = (name: string) => `"${name}"`;
 
@@ -36,24 +37,34 @@ export function columnList(columns: string[]): string {
   return sqlList(columns.map(quote));
 }
 
-/** Column types of a database, by the model's value kinds and id kinds. */
-export interface ScratchTypes {
-  id: Record<"number" | "uuid", string>;
-  types: Record<ValueKind, string>;
-}
-
-/** The model's tables as CREATE TABLE statements: what a custom query can name, typed. */
-export function scratchTables(model: Model, { id, types }: ScratchTypes): string {
+/**
+ * The model's tables as CREATE TABLE statements of a database, columns typed as its migrations make
+ * them: what a custom query can name, in the scratch database it is prepared in.
+ */
+export function scratchTables(model: Model, tableSql: TableSql): string {
   return model.tables
     .map((table) => {
       const columns = [
-        `${quote("id")} ${id[table.id]}`,
-        ...table.fields.map((field) => `${quote(field.name)} ${types[field.kind]}${field.required ? " NOT NULL" : ""}`),
+        tableSql.id(table),
+        ...table.fields.map(
+          (field) => `${quote(field.name)} ${tableSql.type(field)}${field.required ? " NOT NULL" : ""}`,
+        ),
       ];
       return `CREATE TABLE ${quote(table.name)} (${columns.join(", ")});`;
     })
     .join("\n");
 }
+
+/** A default text or number Prisma writes as it is in a CREATE TABLE; undefined for anything else. */
+export function plainDefault(field: Field): string | undefined {
+  const { value } = field.default as { value: string | number | boolean };
+  if (typeof value === "boolean") return String(value);
+  if (typeof value === "number") return Number.isInteger(value) && field.kind === "integer" ? String(value) : undefined;
+  return /^[\x20-\x26\x28-\x5b\x5d-\x7e]*$/.test(value) ? `'${value}'` : undefined;
+}
+
+/** The lines of a CREATE TABLE's body, indented as Prisma writes them. */
+export const tableLines = (lines: string[]) => lines.map((line) => `    ${line}`).join(",\n");
 
 /** Marks a migration's row of Prisma's history finished, `now` being the database's time as Prisma stores it. */
 export function recordFinishedSql(name: string, now: string): string {

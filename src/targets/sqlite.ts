@@ -1,11 +1,11 @@
 import type { Field, Model, Table } from "../model/types.ts";
 import type { Rename } from "../migrate/plan.ts";
 import { prismaModels } from "../migrate/schema-updates.ts";
-import { Call, Code, tsString } from "../layout/typescript.ts";
 import { renamedIndexes } from "./renames.ts";
-import { literal, quote, recordFinishedSql, scratchTables } from "./sql.ts";
-import { TS_TYPES, defaultDateTime, tableContext, type Storage } from "./tables.ts";
-import { DATABASE_MODULES, type Target } from "./target.ts";
+import { columnKind } from "../model/build.ts";
+import { literal, plainDefault, quote, recordFinishedSql, tableLines } from "./sql.ts";
+import { TS_TYPES, defaultDateTime, tableContext, type Storage, type TableContext } from "./tables.ts";
+import { DATABASE_MODULES, templatePath, type Target } from "./target.ts";
 
 /** Functions of the server's values.ts that read a stored value back into the API's. */
 const READERS: Partial<Record<Field["kind"], string>> = { boolean: "apiBoolean", datetime: "apiDateTime" };
@@ -24,26 +24,35 @@ const storage: Storage = {
     if (fallback.kind === "now") return "storedNow()";
     if (field.kind === "boolean") return String(Number(fallback.value));
     if (field.kind === "datetime") return JSON.stringify(storedDateTime(fallback.value));
-    return typeof fallback.value === "string" ? tsString(fallback.value) : String(fallback.value);
+    return JSON.stringify(fallback.value);
   },
-  statement: (_name, sql) => new Call("db.prepare", [new Code(`\`${sql}\``)]),
 };
+
+/** The context of `templates/server/sqlite/table.ts.hbs`. */
+export interface SqliteTableContext extends TableContext {
+  /** Rows differ from records only when a value is stored in another form. */
+  converted: boolean;
+  /** A row's fields as SQLite holds them, each with the values.ts function that reads it back, if any. */
+  rowFields: { name: string; type: string; required: boolean; reader: string | undefined }[];
+}
 
 /** A date-time literal as SQLite stores it. */
 const storedDateTime = (value: string | number | boolean) => `${defaultDateTime(value)}.000+00:00`;
 
-export const sqlite: Target = {
+export const sqlite: Target<SqliteTableContext> = {
   database: "sqlite",
   provider: "sqlite",
   // wal.ts: `npm run migrate` switches the database file to WAL mode once.
   files: [...DATABASE_MODULES, "wal.ts"],
-  templates: {},
   runtimeFiles: { "src/prisma-adapter.ts": "sqlite-prisma-adapter.ts" },
   dependencies: ["@prisma/adapter-better-sqlite3", "better-sqlite3"],
   devDependencies: ["@types/better-sqlite3"],
   migrateScript: "prisma migrate deploy && node run.js wal",
   label: "SQLite",
+  choice: "SQLite (a file, nothing to install)",
   implicitDatabaseUrl: "file:./data.db",
+  urlProblem: (url) =>
+    url.startsWith("file:") ? undefined : 'DATABASE_URL of a SQLite project is a file: URL, such as "file:./data.db"',
   defaultDatabaseUrl: () => "file:./data.db",
   placeholderUrl: "file:./tablegen-diff.db",
 
@@ -64,12 +73,12 @@ export const sqlite: Target = {
     return typeof fallback.value === "string" ? literal(fallback.value) : String(fallback.value);
   },
 
+  tableModule: templatePath<SqliteTableContext>("server/sqlite/table.ts.hbs"),
   tableContext(table: Table, model: Model) {
     const converted = table.fields.filter((field) => READERS[field.kind] !== undefined);
     const context = tableContext(table, model, storage);
     return {
       ...context,
-      /** Rows differ from records only when a value is stored in another form. */
       converted: converted.length > 0,
       rowFields: table.fields.map((field) => ({
         name: field.name,
@@ -81,19 +90,30 @@ export const sqlite: Target = {
     };
   },
 
+  tableSql: {
+    id: (table) =>
+      table.id === "uuid" ? `"id" TEXT NOT NULL PRIMARY KEY` : `"id" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT`,
+    type: (field) =>
+      ({ integer: "INTEGER", float: "REAL", text: "TEXT", uuid: "TEXT", boolean: "BOOLEAN", datetime: "DATETIME" })[
+        field.kind
+      ],
+    defaultSql(field) {
+      const fallback = field.default!;
+      // The schema's dbgenerated(...) text (prismaDateTimeDefault), as the server stores date-times.
+      if (fallback.kind === "now") return `(strftime('${STORED_DATETIME}', 'now'))`;
+      if (field.kind === "datetime") return `'${storedDateTime(fallback.value)}'`;
+      return plainDefault(field);
+    },
+    body: (_table, columns, constraints) => tableLines([...columns, ...constraints]),
+    name: (base, suffix) => `${base}_${suffix}`,
+    foreignKeysApart: false,
+    referenceSpace: " ",
+  },
+
   querySql: (query) => query.sql,
-  scratchSchema: (model) =>
-    scratchTables(model, {
-      id: { number: "INTEGER PRIMARY KEY", uuid: "TEXT PRIMARY KEY" },
-      types: {
-        float: "REAL",
-        integer: "INTEGER",
-        uuid: "TEXT",
-        text: "TEXT",
-        boolean: "BOOLEAN",
-        datetime: "DATETIME",
-      },
-    }),
+  // SQLite names the table column an output column is taken from; a computed one has no type here.
+  columnKind: (model, { table, column }) => (table && column ? columnKind(model, table, column) : undefined),
+  untypedColumnsFrom: "postgresql",
 
   recordFinished: (name) => recordFinishedSql(name, "strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now')"),
   migrationScript: wrapMigration,

@@ -14,7 +14,21 @@ export const TS_TYPES = {
 } as const;
 
 /** Identifiers the generated code uses for one table. */
-export function tableNames(table: string) {
+export interface TableNames {
+  table: string;
+  record: string;
+  input: string;
+  rowType: string;
+  schemas: string;
+  listTable: string;
+  factory: string;
+  tableType: string;
+  routes: string;
+  /** Each API version's schemas and names, for a table whose versions differ. */
+  versionsName: string;
+}
+
+export function tableNames(table: string): TableNames {
   const pascal = pascalCase(table);
   const camel = camelCase(table);
   return {
@@ -27,13 +41,18 @@ export function tableNames(table: string) {
     factory: `${camel}Table`,
     tableType: `${pascal}Table`,
     routes: `${camel}Routes`,
-    /** Each API version's schemas and names, for a table whose versions differ. */
     versionsName: `${camel}Versions`,
   };
 }
 
 /** Identifiers the generated code uses for one custom query. */
-export function queryNames(query: string) {
+export interface QueryNames {
+  factory: string;
+  queryType: string;
+  routes: string;
+}
+
+export function queryNames(query: string): QueryNames {
   const pascal = pascalCase(query);
   const camel = camelCase(query);
   return { factory: `${camel}Query`, queryType: `${pascal}Query`, routes: `${camel}Route` };
@@ -51,15 +70,45 @@ export interface Storage {
   converter(field: Field): string | undefined;
   /** The stored form of the field's default, as a literal (or `storedNow()`). */
   storedDefault(field: Field): string;
-  /** A named statement as the table module holds it, a value for tsLine (src/layout/typescript.ts). */
-  statement(name: string, sql: string): unknown;
+}
+
+/** A statement of the table module, named: its database's `statement` partial writes it as the driver prepares it. */
+export interface Statement {
+  name: string;
+  sql: string;
+}
+
+/**
+ * The context of every database's table module template (`templates/server/<database>/table.ts.hbs`)
+ * and of the shared partials it calls (`tableImports`, `sql`, `checks`).
+ */
+export interface TableContext extends TableNames {
+  uuid: boolean;
+  idType: "string" | "number";
+  idParser: "uuidId" | "numberId";
+  /** The column list every statement returns. */
+  columns: string;
+  sql: { find: string; insert: string; update: string; remove: string; batch?: string };
+  /** Each reference field, with a statement telling whether the record it names exists. */
+  references: { field: string; table: string; exists: Statement }[];
+  /** The references that can refuse a delete, each with a statement telling whether it holds the id. */
+  referrers: { table: string; holds: Statement }[];
+  fields: {
+    name: string;
+    /** The field's stored value on create: its default when the input leaves it out. */
+    createValue: string;
+    /** The field's stored value on update, null when the changes leave it out. */
+    changeValue: string;
+  }[];
+  /** The values.ts functions the module imports. */
+  valueHelpers: string[];
 }
 
 /**
  * What the table modules of every database share: names, the statements (laid out by the target's
  * parameter style), reference checks, and each field's stored value on create and update.
  */
-export function tableContext(table: Table, model: Model, storage: Storage) {
+export function tableContext(table: Table, model: Model, storage: Storage): TableContext {
   const names = tableNames(table.name);
   const inserted = [...(table.id === "uuid" ? ["id"] : []), ...table.fields.map((field) => field.name)];
   let position = 0;
@@ -93,17 +142,16 @@ export function tableContext(table: Table, model: Model, storage: Storage) {
       ]),
       remove: statement([`DELETE ${from}`, `WHERE "id" = ${id}`]),
     },
-    // Each reference field, with a statement telling whether the record it names exists.
     references: table.fields.flatMap(({ name, relation }) =>
       relation
         ? [
             {
               field: name,
               table: relation.table,
-              exists: storage.statement(
-                `${relation.table}.exists`,
-                `SELECT 1 FROM ${quote(relation.table)} WHERE "id" = ${storage.single}`,
-              ),
+              exists: {
+                name: `${relation.table}.exists`,
+                sql: `SELECT 1 FROM ${quote(relation.table)} WHERE "id" = ${storage.single}`,
+              },
             },
           ]
         : [],
@@ -111,7 +159,7 @@ export function tableContext(table: Table, model: Model, storage: Storage) {
     referrers: deleteBlockers(table, model, storage.single).map(({ table, name, sql, versions }) => ({
       table,
       ...(versions && { versions }),
-      holds: storage.statement(name, sql),
+      holds: { name, sql },
     })),
     fields: table.fields.map((field) => {
       const converter = storage.converter(field);
@@ -119,14 +167,12 @@ export function tableContext(table: Table, model: Model, storage: Storage) {
       const input = `input.${field.name}`;
       return {
         name: field.name,
-        /** The field's stored value on create: its default when the input leaves it out. */
         createValue:
           field.default !== undefined
             ? `${input} === undefined ? ${storage.storedDefault(field)} : ${stored(input)}`
             : converter || field.required
               ? stored(input)
               : `${input} ?? null`,
-        /** The field's stored value on update, null when the changes leave it out. */
         changeValue: converter ? stored(`changes.${field.name}`) : `changes.${field.name} ?? null`,
       };
     }),

@@ -67,7 +67,7 @@ function keyFor(server: FakeOpenAI): Record<string, string> {
 }
 
 describe.concurrent("tablegen ai", () => {
-  it("says npx tablegen in its Next line when run through npx (issue 25)", { timeout: 120_000 }, async () => {
+  it("says npx tablegen in its Next line when run through npx (issue 25)", async () => {
     const dir = await scratchDir("ai-npx");
     const server = await serve([{ content: VALID }]);
     const result = await npxTablegen(dir, ["ai", "A blog.", "--out", "blog.yaml"], keyFor(server));

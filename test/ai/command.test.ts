@@ -156,7 +156,7 @@ describe("tablegen init --ai", () => {
 });
 
 describe("a drafted manifest", () => {
-  it("generates a server that starts and answers", { timeout: 120_000 }, async () => {
+  it("generates a server that starts and answers", async () => {
     const dir = await scratchDir("ai-server");
     await serve([{ content: VALID }]);
     const [manifest] = await ai("a blog", { out: join(dir, "tablegen.yaml"), yes: true }, false);

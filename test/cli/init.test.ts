@@ -3,13 +3,12 @@ import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { defaultDatabaseUrl, init, newSignatureKey, projectNameFrom } from "../../src/cli/init.ts";
+import { INIT_MANIFEST, defaultDatabaseUrl, init, newSignatureKey, projectNameFrom } from "../../src/cli/init.ts";
 import { shownPath } from "../../src/cli/paths.ts";
 import { loadSources } from "../../src/cli/host.ts";
 import { renderer } from "../../src/emit/templates.ts";
 import { UserError } from "../../src/errors.ts";
 import { modelFromText, readModel } from "../helpers/manifest.ts";
-
 
 let dir: string;
 
@@ -205,7 +204,7 @@ describe("tablegen init", () => {
 
 describe("the init templates", () => {
   it("write a valid manifest without the example tables", () => {
-    const text = renderer(loadSources())("init/tablegen.yaml.hbs", { project: "app", database: "sqlite", example: false });
+    const text = renderer(loadSources())(INIT_MANIFEST, { project: "app", database: "sqlite", example: false });
     const model = modelFromText("tablegen.yaml", text);
     expect(model.tables.map((table) => [table.name, table.fields.map((field) => field.name)])).toEqual([
       ["items", ["name", "created_at"]],

@@ -2,12 +2,13 @@ import { createHash } from "node:crypto";
 import { copyFile, mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { execa } from "execa";
 import { beforeAll, describe, it } from "vitest";
+import { tablegen as run } from "../helpers/command.ts";
 import { scratchDir } from "../helpers/generate.ts";
 
-// `tablegen keys new | list | revoke` (issue 29), the real CLI in child processes, each on a project
-// directory of its own: the blog example's manifest beside a .env as `tablegen init` writes it.
+// `tablegen keys new | list | revoke` (issue 29), the CLI's own entry run in this process (the
+// binary is tested by test/cli/cli.test.ts), each on a project directory of its own: the blog
+// example's manifest beside a .env as `tablegen init` writes it.
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const BLOG = join(root, "examples", "blog.yaml");
@@ -31,13 +32,8 @@ async function project(env: string | null = ENV): Promise<string> {
   return dir;
 }
 
-function tablegen(cwd: string, ...args: string[]) {
-  return execa(process.execPath, [join(root, "bin/tablegen.js"), "keys", ...args], {
-    reject: false,
-    cwd,
-    env: { NO_COLOR: "1" },
-  });
-}
+/** `tablegen keys <args>` in a project directory, by the CLI's own entry in this process (test/helpers/command.ts). */
+const tablegen = (cwd: string, ...args: string[]) => run(["keys", ...args], cwd, { NO_COLOR: "1" });
 
 const envOf = (dir: string) => readFile(join(dir, ".env"), "utf8");
 

@@ -20,25 +20,21 @@ datasource db {
 }
 `;
 
-it(
-  "reports a schema Prisma refuses as 'prisma migrate diff failed' with Prisma's error",
-  { timeout: 30_000 },
-  async () => {
-    const schema = `${HEADER}\nmodel users {\n  id   Int @id\n  name Strin\n}\n`;
-    expect(await userErrorMessage(diffSchemas(undefined, schema, sqlite))).toBe(
-      [
-        'prisma migrate diff failed: P1012: error: Type "Strin" is neither a built-in type, nor refers to another model, composite type, or enum.',
-        "  -->  to.prisma:13",
-        "   | ",
-        "12 |   id   Int @id",
-        "13 |   name Strin",
-        "   |",
-      ].join("\n"),
-    );
-  },
-);
+it("reports a schema Prisma refuses as 'prisma migrate diff failed' with Prisma's error", async () => {
+  const schema = `${HEADER}\nmodel users {\n  id   Int @id\n  name Strin\n}\n`;
+  expect(await userErrorMessage(diffSchemas(undefined, schema, sqlite))).toBe(
+    [
+      'prisma migrate diff failed: P1012: error: Type "Strin" is neither a built-in type, nor refers to another model, composite type, or enum.',
+      "  -->  to.prisma:13",
+      "   | ",
+      "12 |   id   Int @id",
+      "13 |   name Strin",
+      "   |",
+    ].join("\n"),
+  );
+});
 
-it("diffs two schemas given as text", { timeout: 30_000 }, async () => {
+it("diffs two schemas given as text", async () => {
   const before = `${HEADER}\nmodel users {\n  id Int @id\n}\n`;
   const after = `${HEADER}\nmodel users {\n  id   Int    @id\n  name String?\n}\n`;
   expect(await diffSchemas(before, after, sqlite)).toContain('ALTER TABLE "users" ADD COLUMN "name" TEXT;');
@@ -50,7 +46,6 @@ describe("the schemas of the golden cases with indexes", () => {
 
   it.each(["sqlite", "postgresql"] as const)(
     "long-names on %s: Prisma accepts an index whose default name would be too long, under its given name",
-    { timeout: 30_000 },
     async (database) => {
       const sql = await diffSchemas(undefined, schemaOf("long-names", database), targetFor(database));
       expect(sql).toContain('CREATE INDEX "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_01470c88_idx"');
@@ -59,7 +54,6 @@ describe("the schemas of the golden cases with indexes", () => {
 
   it.each(["sqlite", "postgresql"] as const)(
     "adding indexes to a table on %s creates them in place: no table is rebuilt or dropped",
-    { timeout: 30_000 },
     async (database) => {
       const withIndexes = schemaOf("indexes", database);
       const without = withIndexes.replace(/^ {2}@@index\(.*\)\n/gm, "");

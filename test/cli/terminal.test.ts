@@ -12,7 +12,7 @@ const TABLEGEN = [process.execPath, join(REPO, "bin/tablegen.js")];
 const ENTER = "\r";
 
 describe("on a terminal", () => {
-  it("init asks for the project name, the database and the example", { timeout: 60_000 }, async () => {
+  it("init asks for the project name, the database and the example", async () => {
     const dir = await scratchDir("init-terminal");
     const run = await runOnTerminal([...TABLEGEN, "init"], dir, [
       ["Project name", "library" + ENTER],
@@ -27,7 +27,7 @@ describe("on a terminal", () => {
     expect(manifest).toContain("  items:");
   });
 
-  it("migrate asks before losing data, and a no changes nothing", { timeout: 90_000 }, async () => {
+  it("migrate asks before losing data, and a no changes nothing", async () => {
     const dir = await scratchDir("migrate-terminal");
     const manifest = "project: shop\ntables:\n  items:\n    fields:\n      name: TEXT\n      note: TEXT\n";
     await writeFile(join(dir, "tablegen.yaml"), manifest);

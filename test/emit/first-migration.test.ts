@@ -64,7 +64,7 @@ const manifests: [string, RawManifest][] = [
 ] as [string, RawManifest][];
 
 describe.each(DATABASES)("the first migration's SQL on %s", (database) => {
-  it.each(manifests)("is Prisma's for %s", { timeout: 60_000 }, async (_, manifest) => {
+  it.each(manifests)("is Prisma's for %s", async (_, manifest) => {
     const model = buildModel({ ...manifest, database });
     const prisma = await diffSchemas(undefined, emitPrismaSchema(model), targetFor(database));
     expect(firstMigrationSql(model)?.trim()).toBe(prisma.trim());

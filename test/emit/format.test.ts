@@ -3,25 +3,29 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { previousOutput, writeOutput } from "../../src/cli/writer.ts";
-import { formatTree } from "../../src/emit/format.ts";
-import { OWNED_FILES, fileTree, parseOwnedListing } from "../../src/tree/file-tree.ts";
+import { formatTree, type EmittedFile } from "../../src/emit/format.ts";
+import { OWNED_FILES, parseOwnedListing } from "../../src/tree/file-tree.ts";
 
-// Every generated file goes through prettier once; a later generation keeps a file whose source and
-// written content are unchanged instead of formatting it again.
+// Every generated file goes through the formatter once; a later generation keeps a file whose
+// source and written content are unchanged instead of formatting it again.
 
-const formatter = { config: { printWidth: 120 }, version: "3" };
+const formatter = { options: { printWidth: 120 }, version: "0.78.0" };
+const files = (entries: [string, string][]): EmittedFile[] => entries.map(([path, text]) => ({ path, text }));
 const scratch = mkdtempSync(join(tmpdir(), "tablegen-format-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe("formatTree", () => {
-  it("lays out TypeScript, JSON and Markdown with prettier, and leaves other files as they are", async () => {
+  it("lays out TypeScript, JSON and Markdown, and leaves other files and copied ones as they are", async () => {
     const tree = await formatTree(
-      fileTree([
-        ["a.ts", "const  a = {x:1}\n"],
-        ["b.json", '{"a":[1,2]}'],
-        ["c.md", "# Title\n\n\n\ntext\n"],
-        ["d.sql", "SELECT  1;\n"],
-      ]),
+      [
+        ...files([
+          ["c.md", "# Title\n\n\n\ntext\n"],
+          ["a.ts", "const  a = {x:1}\n"],
+          ["b.json", '{"a":[1,2]}'],
+          ["d.sql", "SELECT  1;\n"],
+        ]),
+        { path: "e.ts", text: "const  e = 1\n", copied: true },
+      ],
       formatter,
     );
     expect([...tree.entries()].filter(([path]) => path !== OWNED_FILES)).toEqual([
@@ -29,18 +33,26 @@ describe("formatTree", () => {
       ["b.json", '{ "a": [1, 2] }\n'],
       ["c.md", "# Title\n\ntext\n"],
       ["d.sql", "SELECT  1;\n"],
+      ["e.ts", "const  e = 1\n"],
     ]);
     expect(parseOwnedListing(tree.get(OWNED_FILES)!).map(({ path }) => path)).toEqual([
       "a.ts",
       "b.json",
       "c.md",
       "d.sql",
+      "e.ts",
     ]);
+  });
+
+  it("names the file a template wrote in a form the formatter cannot read", async () => {
+    await expect(formatTree(files([["src/broken.ts", "const a = {\n"]]), formatter)).rejects.toThrow(
+      /^tablegen wrote src\/broken\.ts in a form the formatter cannot read: /,
+    );
   });
 
   it("keeps what the previous generation wrote from the same source, and reformats what was edited since", async () => {
     const dir = join(scratch, "reuse");
-    const source = fileTree([
+    const source = files([
       ["same.ts", "export const  same = 1\n"],
       ["edited.ts", "export const  edited = 2\n"],
     ]);
@@ -59,9 +71,9 @@ describe("formatTree", () => {
     expect(again.get("same.ts")).toBe("export const same = 1;\n");
   });
 
-  it("formats again when prettier's version or configuration changes", async () => {
+  it("formats again when the formatter's version or configuration changes", async () => {
     const dir = join(scratch, "config");
-    const source = fileTree([["a.ts", "export const a = 1;\n"]]);
+    const source = files([["a.ts", "export const a = 1;\n"]]);
     writeOutput(dir, { generated: await formatTree(source, formatter) });
     const reuse = previousOutput(dir);
     const asked: (string | undefined)[] = [];
@@ -71,8 +83,8 @@ describe("formatTree", () => {
       return content;
     };
     await formatTree(source, formatter, track);
-    await formatTree(source, { ...formatter, version: "4" }, track);
-    await formatTree(source, { config: { printWidth: 80 }, version: "3" }, track);
+    await formatTree(source, { ...formatter, version: "0.79.0" }, track);
+    await formatTree(source, { ...formatter, options: { printWidth: 80 } }, track);
     expect(asked).toEqual(["export const a = 1;\n", undefined, undefined]);
   });
 });

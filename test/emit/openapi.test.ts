@@ -478,46 +478,42 @@ function jsonValues(text: string): unknown[] {
 }
 
 describe("@redocly/cli lint", () => {
-  it(
-    "finds no error in the documents of every example and golden case (the API's license is its owner's to state)",
-    { timeout: 60_000 },
-    async () => {
-      const golden = join(REPO, "test", "golden");
-      const files = readdirSync(golden, { recursive: true, withFileTypes: true })
-        .filter((entry) => entry.isFile() && /(^|\/)openapi$/.test(entry.parentPath) && entry.name.endsWith(".json"))
-        .map((entry) => relative(REPO, join(entry.parentPath, entry.name)))
-        .sort();
-      expect(files).toEqual(
-        expect.arrayContaining([
-          "test/golden/blog/openapi/v1.json",
-          "test/golden/blog/openapi/v2.json",
-          "test/golden/crm/openapi/v1.json",
-          "test/golden/tasks/openapi/v1.json",
-        ]),
-      );
-      expect(files.length).toBeGreaterThanOrEqual(16);
-      const result = await execa(
-        process.execPath,
-        [join(REPO, "node_modules/@redocly/cli/bin/cli.js"), "lint", "--format=json", ...files],
-        {
-          cwd: REPO,
-          reject: false,
-          env: { REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
-        },
-      );
-      const reports = jsonValues(result.stdout) as {
-        totals: { errors: number };
-        problems: { ruleId: string; severity: string; message: string }[];
-      }[];
-      expect(reports).toHaveLength(files.length);
-      const problems = reports
-        .flatMap((report) => report.problems)
-        .filter((problem) => problem.ruleId !== "info-license");
-      expect(problems).toEqual([]);
-      expect(reports.map((report) => report.totals.errors)).toEqual(files.map(() => 0));
-      expect(result.exitCode).toBe(0);
-      // Every document is what the generator writes now (test/golden.test.ts checks that), so it is their text that was linted.
-      expect(JSON.parse(readFileSync(join(REPO, files[0]!), "utf8")).openapi).toBe("3.1.0");
-    },
-  );
+  it("finds no error in the documents of every example and golden case (the API's license is its owner's to state)", async () => {
+    const golden = join(REPO, "test", "golden");
+    const files = readdirSync(golden, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile() && /(^|\/)openapi$/.test(entry.parentPath) && entry.name.endsWith(".json"))
+      .map((entry) => relative(REPO, join(entry.parentPath, entry.name)))
+      .sort();
+    expect(files).toEqual(
+      expect.arrayContaining([
+        "test/golden/blog/openapi/v1.json",
+        "test/golden/blog/openapi/v2.json",
+        "test/golden/crm/openapi/v1.json",
+        "test/golden/tasks/openapi/v1.json",
+      ]),
+    );
+    expect(files.length).toBeGreaterThanOrEqual(16);
+    const result = await execa(
+      process.execPath,
+      [join(REPO, "node_modules/@redocly/cli/bin/cli.js"), "lint", "--format=json", ...files],
+      {
+        cwd: REPO,
+        reject: false,
+        env: { REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
+      },
+    );
+    const reports = jsonValues(result.stdout) as {
+      totals: { errors: number };
+      problems: { ruleId: string; severity: string; message: string }[];
+    }[];
+    expect(reports).toHaveLength(files.length);
+    const problems = reports
+      .flatMap((report) => report.problems)
+      .filter((problem) => problem.ruleId !== "info-license");
+    expect(problems).toEqual([]);
+    expect(reports.map((report) => report.totals.errors)).toEqual(files.map(() => 0));
+    expect(result.exitCode).toBe(0);
+    // Every document is what the generator writes now (test/golden.test.ts checks that), so it is their text that was linted.
+    expect(JSON.parse(readFileSync(join(REPO, files[0]!), "utf8")).openapi).toBe("3.1.0");
+  });
 });

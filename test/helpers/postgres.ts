@@ -1,9 +1,10 @@
 import { execFile, execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { watchdog } from "./watchdog.ts";
 
 /** The directory of PostgreSQL's server programs (initdb, pg_ctl), or undefined when absent. */
 export function findPostgres(): string | undefined {
@@ -34,7 +35,8 @@ async function freePort(): Promise<number> {
 export interface PostgresServer {
   /** `postgresql://postgres@127.0.0.1:<port>` — append `/<database>`. */
   url: string;
-  stop: () => void;
+  /** Stops the server at once and removes its directory. */
+  stop: () => Promise<void>;
   /** Shuts the server down (fast: connections are terminated), keeping its data; resume starts it again. */
   halt: () => Promise<void>;
   resume: () => Promise<void>;
@@ -42,7 +44,8 @@ export interface PostgresServer {
 
 /**
  * A throwaway PostgreSQL server on loopback: initdb into a temporary directory, a free port,
- * trust authentication. Run as the postgres user when we are root (PostgreSQL refuses root).
+ * trust authentication. Run as the postgres user when we are root (PostgreSQL refuses root). A
+ * watchdog stops it when the process that started it ends, whichever way it ends.
  */
 export async function startPostgres(bin: string): Promise<PostgresServer> {
   const asRoot = process.getuid?.() === 0;
@@ -64,17 +67,17 @@ export async function startPostgres(bin: string): Promise<PostgresServer> {
   const port = await freePort();
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
   const start = ["-D", data, "-o", options, "-l", join(dir, "log"), "-w", "start"];
-  run("pg_ctl", start);
+  const guard = watchdog({ command: command("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]), remove: dir });
+  try {
+    run("pg_ctl", start);
+  } catch (error) {
+    await guard.stop();
+    throw error;
+  }
   return {
     url: `postgresql://postgres@127.0.0.1:${port}`,
     halt: () => runAsync("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]),
     resume: () => runAsync("pg_ctl", start),
-    stop: () => {
-      try {
-        run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    },
+    stop: () => guard.stop(),
   };
 }

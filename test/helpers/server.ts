@@ -1,4 +1,4 @@
-import { once } from "node:events";
+import { EventEmitter, once } from "node:events";
 import { execa, type ResultPromise } from "execa";
 import { validateAnswersOf } from "./http.ts";
 import { serverValidator } from "./openapi.ts";
@@ -7,6 +7,11 @@ export interface RunningServer {
   url: string;
   process: ResultPromise;
   output: () => string;
+  /**
+   * Resolves once the server's output holds `text` (`times` times): a log line reaches the output
+   * pipe on its own time, maybe after the answer that caused it. Rejects if the server exits first.
+   */
+  waitForOutput: (text: string, times?: number) => Promise<void>;
   stop: () => Promise<void>;
 }
 
@@ -15,9 +20,13 @@ export async function migrate(dir: string, env: Record<string, string>): Promise
   await execa("npm", ["run", "--silent", "migrate"], { cwd: dir, env });
 }
 
-/** `npm run transpile` in a generated server: its sources as JavaScript in dist/, what `npm start` does first. */
+/**
+ * `npm run transpile` in a generated server, as the script its package.json holds runs it
+ * (`node run.js`), without npm in between: its sources as JavaScript in dist/, what `npm start`
+ * does first.
+ */
 export async function transpile(dir: string): Promise<void> {
-  await execa("npm", ["run", "--silent", "transpile"], { cwd: dir });
+  await execa(process.execPath, ["run.js"], { cwd: dir });
 }
 
 /** The command `npm start` runs, without npm in between (run.js transpiles only what changed, then runs it). */
@@ -54,14 +63,40 @@ export async function startTranspiled(
     buffer: false,
   });
   let output = "";
-  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /Listening on (\S+)/.exec(output);
-      if (match) resolve(match[1]!);
+  const grown = new EventEmitter();
+  const append = (chunk: Buffer) => {
+    output += chunk.toString();
+    grown.emit("data");
+  };
+  child.stdout!.on("data", append);
+  child.stderr!.on("data", append);
+  child.on("exit", () => grown.emit("exit"));
+  const waitForOutput = (text: string, times = 1) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (output.split(text).length - 1 < times) return false;
+        grown.off("data", check).off("exit", exited);
+        resolve();
+        return true;
+      };
+      const exited = () => {
+        if (check()) return;
+        grown.off("data", check);
+        reject(new Error(`the server exited before its output held ${JSON.stringify(text)}:\n${output}`));
+      };
+      if (check()) return;
+      if (child.exitCode !== null || child.signalCode !== null) return exited();
+      grown.on("data", check).once("exit", exited);
     });
-    child.on("exit", (code) => reject(new Error(`server exited with ${code} before listening:\n${output}`)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const listening = () => {
+      const match = /Listening on (\S+)/.exec(output);
+      if (!match) return;
+      grown.off("data", listening).off("exit", exited);
+      resolve(match[1]!);
+    };
+    const exited = () => reject(new Error(`server exited with ${child.exitCode} before listening:\n${output}`));
+    grown.on("data", listening).once("exit", exited);
   });
   // Every answer the test helpers' clients get from it is checked against its OpenAPI documents.
   const forget = validateAnswersOf(url, serverValidator(dir));
@@ -69,6 +104,7 @@ export async function startTranspiled(
     url,
     process: child,
     output: () => output,
+    waitForOutput,
     stop: async () => {
       forget();
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
-import { copyFile, mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { copyFile } from "node:fs/promises";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { execa } from "execa";
 import { inject } from "vitest";
 import { parse } from "yaml";
@@ -9,7 +8,7 @@ import type { Database } from "../../src/manifest/schema.ts";
 import { EXAMPLES, REPO, generateExample, scratchDir } from "./generate.ts";
 import { liveDatabaseAt, type LiveDatabase } from "./live-db.ts";
 import { createDatabase } from "./pg-database.ts";
-import { RUN_ROOT_VARIABLE } from "./run-root.ts";
+import { oncePerRun } from "./once.ts";
 import { migrate, transpile } from "./server.ts";
 
 // The examples' generated servers, each prepared once per test run and shared by every test file
@@ -22,8 +21,6 @@ import { migrate, transpile } from "./server.ts";
 // that need it meanwhile wait for it, whichever worker process they run in.
 
 const PRISMA = join(REPO, "node_modules", "prisma", "build", "index.js");
-/** Longer than preparing an example takes on a loaded machine, shorter than the hook timeout. */
-const WAIT_MS = 110_000;
 
 interface Prepared {
   dir: string;
@@ -60,7 +57,7 @@ function preparedExample(name: string, database?: Database): Promise<Prepared> {
   const key = database && database !== ownDatabase(name) ? `${name}-${database}` : name;
   let example = prepared.get(key);
   if (!example) {
-    example = onceAcrossWorkers(key, () => prepare(name, key === name ? undefined : database));
+    example = oncePerRun(`example-${key}`, () => prepare(name, key === name ? undefined : database));
     prepared.set(key, example);
   }
   return example;
@@ -87,41 +84,4 @@ async function prepare(name: string, database: Database | undefined): Promise<Pr
   const url = await createDatabase(postgresUrl, `template_${name}`);
   await migrate(dir, { DATABASE_URL: url });
   return { dir, database: model.database, template: new URL(url).pathname.slice(1) };
-}
-
-/**
- * Runs `work` once per test run for `key`: the first caller, in any worker process, takes a lock
- * (an exclusive mkdir) and writes the outcome to a file; the others wait for that file.
- */
-async function onceAcrossWorkers(key: string, work: () => Promise<Prepared>): Promise<Prepared> {
-  const root = process.env[RUN_ROOT_VARIABLE];
-  if (!root) throw new Error(`${RUN_ROOT_VARIABLE} is not set: run the tests through vitest (test/setup/run-root.ts)`);
-  const slots = join(root, "shared");
-  await mkdir(slots, { recursive: true });
-  const outcome = join(slots, `${key}.json`);
-  let owner = true;
-  await mkdir(join(slots, `${key}.lock`)).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== "EEXIST") throw error;
-    owner = false;
-  });
-  if (owner) {
-    let result: { example: Prepared } | { error: string };
-    try {
-      result = { example: await work() };
-    } catch (error) {
-      result = { error: (error as Error).stack ?? String(error) };
-    }
-    await writeFile(`${outcome}.tmp`, JSON.stringify(result));
-    await rename(`${outcome}.tmp`, outcome);
-    if ("error" in result) throw new Error(`preparing the shared ${key} example failed:\n${result.error}`);
-    return result.example;
-  }
-  for (const deadline = Date.now() + WAIT_MS; Date.now() < deadline; await sleep(100)) {
-    const text = await readFile(outcome, "utf8").catch(() => undefined);
-    if (text === undefined) continue;
-    const result = JSON.parse(text) as { example: Prepared } | { error: string };
-    if ("error" in result) throw new Error(`preparing the shared ${key} example failed:\n${result.error}`);
-    return result.example;
-  }
-  throw new Error(`the shared ${key} example was not ready within ${WAIT_MS / 1000} s`);
 }

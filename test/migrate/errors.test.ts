@@ -12,7 +12,7 @@ const tablegen = (args: string[], cwd: string) =>
 const MANIFEST = "project: shop\ntables:\n  items:\n    fields:\n      name: TEXT\n";
 
 describe("tablegen migrate refuses", () => {
-  it("a PostgreSQL project without DATABASE_URL", { timeout: 60_000 }, async () => {
+  it("a PostgreSQL project without DATABASE_URL", async () => {
     const dir = await scratchDir("migrate-no-url");
     await writeFile(join(dir, "tablegen.yaml"), MANIFEST.replace("tables:", "database: postgresql\ntables:"));
     expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
@@ -23,20 +23,16 @@ describe("tablegen migrate refuses", () => {
     );
   });
 
-  it(
-    "migration history it cannot compare with: the latest migration without tablegen.json",
-    { timeout: 60_000 },
-    async () => {
-      const dir = await scratchDir("migrate-no-snapshot");
-      await writeFile(join(dir, "tablegen.yaml"), MANIFEST);
-      expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
-      const [init] = (await readdir(join(dir, "server/prisma/migrations"))).filter((name) => name.endsWith("_init"));
-      await rm(join(dir, "server/prisma/migrations", init!, "tablegen.json"));
-      const result = await tablegen(["migrate", "--create-only"], dir);
-      expect(result.exitCode).toBe(1);
-      expect(result.stderr).toBe(
-        `tablegen: server: the latest migration, ${init}, has no tablegen.json to compare the manifest with`,
-      );
-    },
-  );
+  it("migration history it cannot compare with: the latest migration without tablegen.json", async () => {
+    const dir = await scratchDir("migrate-no-snapshot");
+    await writeFile(join(dir, "tablegen.yaml"), MANIFEST);
+    expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
+    const [init] = (await readdir(join(dir, "server/prisma/migrations"))).filter((name) => name.endsWith("_init"));
+    await rm(join(dir, "server/prisma/migrations", init!, "tablegen.json"));
+    const result = await tablegen(["migrate", "--create-only"], dir);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toBe(
+      `tablegen: server: the latest migration, ${init}, has no tablegen.json to compare the manifest with`,
+    );
+  });
 });

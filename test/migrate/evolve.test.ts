@@ -12,7 +12,7 @@ for (const database of ["sqlite", "postgresql"] as const) {
     `tablegen migrate on a live ${database} database`,
     { concurrent: true },
     () => {
-      it("evolves the schema without losing a row", { timeout: 120_000 }, async (context) => {
+      it("evolves the schema without losing a row", async (context) => {
         const { expect } = context;
         const { dir, db, write } = await project(database, FIRST);
         expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
@@ -81,7 +81,7 @@ for (const database of ["sqlite", "postgresql"] as const) {
         });
       });
 
-      it("refuses a removal that would lose data until accepted", { timeout: 120_000 }, async (context) => {
+      it("refuses a removal that would lose data until accepted", async (context) => {
         const { expect } = context;
         // The schema's history up to SECOND, as "evolves the schema" makes it (orders renamed to
         // purchases), applied in one go; then rows in both customers, a purchase and its invoice.

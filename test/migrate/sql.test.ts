@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
+import { loadSources } from "../../src/cli/host.ts";
 import type { RawManifest, RawTable } from "../../src/manifest/schema.ts";
 import { emitMigration, migrationFolderName } from "../../src/emit/migration.ts";
 import { emitPrismaSchema } from "../../src/emit/prisma-schema.ts";
@@ -493,18 +494,23 @@ describe("a SQLite migration's script (emitMigration)", () => {
     INSERT INTO "users" ("name") VALUES ('ann'), ('bob');
     INSERT INTO "posts" ("user_id") VALUES (1), (2);
   `;
-  const script = (sql: string) =>
-    emitMigration({ name: "20240101000000_next", sql, schema: "", manifest: shop({}) }, sqlite, false).get(
-      "prisma/migrations/20240101000000_next/migration.sql",
-    )!;
+  const script = async (sql: string) =>
+    (
+      await emitMigration(
+        { name: "20240101000000_next", sql, schema: "", manifest: shop({}) },
+        sqlite,
+        false,
+        loadSources(),
+      )
+    ).get("prisma/migrations/20240101000000_next/migration.sql")!;
   const finished = (db: Database.Database) =>
     db.prepare(`SELECT "finished_at" FROM "_prisma_migrations"`).pluck().get();
 
-  it("adds a column whose default is an expression to a table with rows: every row kept, and those referring to them", () => {
+  it("adds a column whose default is an expression to a table with rows: every row kept, and those referring to them", async () => {
     const db = new Database(":memory:");
     db.exec(schema);
     db.exec(
-      script(
+      await script(
         `ALTER TABLE "users" ADD COLUMN "seen" DATETIME DEFAULT (strftime('%Y-%m-%dT%H:%M:%S.000+00:00', 'now'));\n`,
       ),
     );
@@ -521,15 +527,16 @@ describe("a SQLite migration's script (emitMigration)", () => {
     db.close();
   });
 
-  it("marks its row of Prisma's history finished in its own transaction; a failure leaves it unfinished", () => {
+  it("marks its row of Prisma's history finished in its own transaction; a failure leaves it unfinished", async () => {
     const db = new Database(":memory:");
     db.exec(schema);
-    db.exec(script(`ALTER TABLE "users" ADD COLUMN "age" INTEGER;\n`));
+    db.exec(await script(`ALTER TABLE "users" ADD COLUMN "age" INTEGER;\n`));
     expect(finished(db)).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/);
 
     const failing = new Database(":memory:");
     failing.exec(schema);
-    expect(() => failing.exec(script(`ALTER TABLE "nowhere" ADD COLUMN "x" INTEGER;\n`))).toThrow(/no such table/);
+    const failingScript = await script(`ALTER TABLE "nowhere" ADD COLUMN "x" INTEGER;\n`);
+    expect(() => failing.exec(failingScript)).toThrow(/no such table/);
     failing.exec("ROLLBACK");
     expect(finished(failing)).toBeNull();
     db.close();

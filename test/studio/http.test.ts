@@ -439,7 +439,7 @@ describe("apply, the generated server and its data", () => {
     });
   });
 
-  it("applies: generate then migrate, as the commands do; one step at a time", { timeout: 180_000 }, async () => {
+  it("applies: generate then migrate, as the commands do; one step at a time", async () => {
     const applying = events("/api/projects/shop/apply");
     // The apply holds the project: a save meanwhile is refused, not interleaved.
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -467,7 +467,7 @@ describe("apply, the generated server and its data", () => {
     expect(plan).toMatchObject({ files: [], breaks: [], risks: [], pending: [], generated: true });
   });
 
-  it("reports a server that stops as it starts, in its own words", { timeout: 180_000 }, async () => {
+  it("reports a server that stops as it starts, in its own words", async () => {
     const env = join(workspace, "shop", ".env");
     const text = await readFile(env, "utf8");
     await writeFile(env, text.replace(/^API_SIGNATURE_KEY=.*\n/m, ""));
@@ -488,208 +488,192 @@ describe("apply, the generated server and its data", () => {
     }
   });
 
-  it(
-    "reads and writes through the running server, which answers with its own statuses and messages",
-    { timeout: 180_000 },
-    async () => {
-      const started = await events("/api/projects/shop/server/start");
-      expect(started.last).toMatchObject({ type: "done", result: { status: "running" } });
-      const created = await call("POST", "/api/projects/shop/data/authors/v1/create", {
-        body: { name: "Ursula", email: "ursula@example.com" },
-      });
-      expect(created.status).toBe(201);
-      const again = await call("POST", "/api/projects/shop/data/authors/v1/create", {
-        body: { name: "Ursula", email: "ursula@example.com" },
-      });
-      expect(again).toMatchObject({
-        status: 409,
-        json: { success: false, message: "Invalid request: email already exists" },
-      });
-      await call("POST", "/api/projects/shop/data/books/v1/create", {
-        body: { title: "Earthsea", author_id: 1, note: "first" },
-      });
-      const list = await call("GET", "/api/projects/shop/data/books/v1/list?limit=1&count=true&author_id=1");
-      expect(list.status).toBe(200);
-      expect(list.headers["x-total-count"]).toBe("1");
-      expect(list.json.data).toEqual([expect.objectContaining({ title: "Earthsea", author_id: 1 })]);
-      const query = await call("GET", "/api/projects/shop/data/v1/books_by_author?author_id=1");
-      expect(query.json.data).toEqual([{ book_id: 1, title: "Earthsea", author: "Ursula" }]);
-    },
-  );
+  it("reads and writes through the running server, which answers with its own statuses and messages", async () => {
+    const started = await events("/api/projects/shop/server/start");
+    expect(started.last).toMatchObject({ type: "done", result: { status: "running" } });
+    const created = await call("POST", "/api/projects/shop/data/authors/v1/create", {
+      body: { name: "Ursula", email: "ursula@example.com" },
+    });
+    expect(created.status).toBe(201);
+    const again = await call("POST", "/api/projects/shop/data/authors/v1/create", {
+      body: { name: "Ursula", email: "ursula@example.com" },
+    });
+    expect(again).toMatchObject({
+      status: 409,
+      json: { success: false, message: "Invalid request: email already exists" },
+    });
+    await call("POST", "/api/projects/shop/data/books/v1/create", {
+      body: { title: "Earthsea", author_id: 1, note: "first" },
+    });
+    const list = await call("GET", "/api/projects/shop/data/books/v1/list?limit=1&count=true&author_id=1");
+    expect(list.status).toBe(200);
+    expect(list.headers["x-total-count"]).toBe("1");
+    expect(list.json.data).toEqual([expect.objectContaining({ title: "Earthsea", author_id: 1 })]);
+    const query = await call("GET", "/api/projects/shop/data/v1/books_by_author?author_id=1");
+    expect(query.json.data).toEqual([{ book_id: 1, title: "Earthsea", author: "Ursula" }]);
+  });
 
-  it(
-    "refuses an apply that would lose data or break a published version, with the CLI's messages",
-    { timeout: 180_000 },
-    async () => {
-      const detail = (await call("GET", "/api/projects/shop")).json;
-      const manifest = structuredClone(detail.manifest);
-      delete manifest.tables.books.fields.note;
-      expect((await call("PUT", "/api/projects/shop/manifest", { body: { manifest, hash: detail.hash } })).status).toBe(
-        200,
-      );
-      const plan = (await call("GET", "/api/projects/shop/plan")).json;
-      expect(plan.risks).toEqual([{ text: "books.note: field removed, 1 row holds a value", rows: 1 }]);
-      expect(plan.brokenVersions).toEqual(["v1"]);
+  it("refuses an apply that would lose data or break a published version, with the CLI's messages", async () => {
+    const detail = (await call("GET", "/api/projects/shop")).json;
+    const manifest = structuredClone(detail.manifest);
+    delete manifest.tables.books.fields.note;
+    expect((await call("PUT", "/api/projects/shop/manifest", { body: { manifest, hash: detail.hash } })).status).toBe(
+      200,
+    );
+    const plan = (await call("GET", "/api/projects/shop/plan")).json;
+    expect(plan.risks).toEqual([{ text: "books.note: field removed, 1 row holds a value", rows: 1 }]);
+    expect(plan.brokenVersions).toEqual(["v1"]);
 
-      const lossy = await events("/api/projects/shop/apply", {});
-      expect(lossy.last).toEqual(
-        failure(
-          "migrate refused: the change would lose data:\n  books.note: field removed, 1 row holds a value\n" +
-            "A server still running code that uses what this removes or changes answers 503 on that table until it is replaced: deploy the server generated from this manifest first, then apply this migration.\n" +
-            "Nothing was written or changed. Run again with --accept-data-loss to apply it.",
-        ),
-      );
-      const breaking = await events("/api/projects/shop/apply", { acceptDataLoss: true });
-      expect(breaking.last.type).toBe("error");
-      const message = (breaking.last as { message: string }).message.split("\n");
-      expect(message[0]).toMatch(
-        /^shop\/tablegen\.yaml breaks published versions of the API \(\d+ breaks\), so nothing was written:$/,
-      );
-      expect(message).toContain('  v1: schema BooksRecord: field "note" removed');
-      expect(message.at(-1)).toBe(
-        "A published version (shop/server/openapi/<version>.json) may only grow: make the change in a new version, or run again with --allow-breaking v1 to accept it on purpose.",
-      );
-      expect(await call("POST", "/api/projects/shop/apply", { body: { allowBreaking: "v1" } })).toMatchObject({
-        status: 400,
-        json: { message: "allowBreaking must be a list of version labels" },
-      });
-      const applied = await events("/api/projects/shop/apply", { acceptDataLoss: true, allowBreaking: ["v1"] });
-      expect(applied.last).toEqual({ type: "done", result: { applied: true } });
-      const texts = applied.events.map((event) => ("text" in event ? event.text : ""));
-      expect(texts).toContain("Migrating (--accept-data-loss)…");
-      expect(texts).toContain("  books.note: field removed");
-      expect(texts).toContain("Restarting the server onto the new code and schema…");
-      const list = await call("GET", "/api/projects/shop/data/books/v1/list");
-      expect(list.json.data).toEqual([expect.not.objectContaining({ note: expect.anything() })]);
-    },
-  );
+    const lossy = await events("/api/projects/shop/apply", {});
+    expect(lossy.last).toEqual(
+      failure(
+        "migrate refused: the change would lose data:\n  books.note: field removed, 1 row holds a value\n" +
+          "A server still running code that uses what this removes or changes answers 503 on that table until it is replaced: deploy the server generated from this manifest first, then apply this migration.\n" +
+          "Nothing was written or changed. Run again with --accept-data-loss to apply it.",
+      ),
+    );
+    const breaking = await events("/api/projects/shop/apply", { acceptDataLoss: true });
+    expect(breaking.last.type).toBe("error");
+    const message = (breaking.last as { message: string }).message.split("\n");
+    expect(message[0]).toMatch(
+      /^shop\/tablegen\.yaml breaks published versions of the API \(\d+ breaks\), so nothing was written:$/,
+    );
+    expect(message).toContain('  v1: schema BooksRecord: field "note" removed');
+    expect(message.at(-1)).toBe(
+      "A published version (shop/server/openapi/<version>.json) may only grow: make the change in a new version, or run again with --allow-breaking v1 to accept it on purpose.",
+    );
+    expect(await call("POST", "/api/projects/shop/apply", { body: { allowBreaking: "v1" } })).toMatchObject({
+      status: 400,
+      json: { message: "allowBreaking must be a list of version labels" },
+    });
+    const applied = await events("/api/projects/shop/apply", { acceptDataLoss: true, allowBreaking: ["v1"] });
+    expect(applied.last).toEqual({ type: "done", result: { applied: true } });
+    const texts = applied.events.map((event) => ("text" in event ? event.text : ""));
+    expect(texts).toContain("Migrating (--accept-data-loss)…");
+    expect(texts).toContain("  books.note: field removed");
+    expect(texts).toContain("Restarting the server onto the new code and schema…");
+    const list = await call("GET", "/api/projects/shop/data/books/v1/list");
+    expect(list.json.data).toEqual([expect.not.objectContaining({ note: expect.anything() })]);
+  });
 });
 
 describe("settings", () => {
-  it(
-    "rotates the key as the server's comma-separated list, masked in every answer, and finishes",
-    { timeout: 180_000 },
-    async () => {
-      const env = join(workspace, "shop", ".env");
-      const key = () => /^API_SIGNATURE_KEY=(.*)$/m.exec(readFileSync(env, "utf8"))![1]!;
-      const first = key();
-      const view = (await call("GET", "/api/projects/shop/settings")).json;
-      expect(view).toEqual({
-        key: `${first.slice(0, 4)}${"•".repeat(12)}`,
-        keys: 1,
-        keyFrom: "env file",
-        databaseUrl: "file:./data.db",
-        databaseUrlFrom: "env file",
-        versions: [{ label: "v1" }],
-        scopedKeys: [],
-      });
-      expect(await call("POST", "/api/projects/shop/settings/key/finish")).toMatchObject({
-        status: 409,
-        json: { message: "No rotation is under way: API_SIGNATURE_KEY holds one key" },
-      });
-      const rotated = await call("POST", "/api/projects/shop/settings/key/rotate");
-      expect(rotated.status).toBe(200);
-      const keys = key().split(",");
-      expect(keys).toEqual([expect.any(String), first]);
-      expect(rotated.text).not.toContain(keys[0]);
-      expect(rotated.json).toMatchObject({ keys: 2, server: { status: "running" } });
-      expect((await call("POST", "/api/projects/shop/settings/key/reveal")).json).toEqual({ key: keys[0] });
-      // The restarted server takes both keys; the studio uses the new one.
-      expect((await call("GET", "/api/projects/shop/data/books/v1/list")).status).toBe(200);
-      expect((await call("POST", "/api/projects/shop/settings/key/finish")).status).toBe(200);
-      expect(key()).toBe(keys[0]);
-    },
-  );
+  it("rotates the key as the server's comma-separated list, masked in every answer, and finishes", async () => {
+    const env = join(workspace, "shop", ".env");
+    const key = () => /^API_SIGNATURE_KEY=(.*)$/m.exec(readFileSync(env, "utf8"))![1]!;
+    const first = key();
+    const view = (await call("GET", "/api/projects/shop/settings")).json;
+    expect(view).toEqual({
+      key: `${first.slice(0, 4)}${"•".repeat(12)}`,
+      keys: 1,
+      keyFrom: "env file",
+      databaseUrl: "file:./data.db",
+      databaseUrlFrom: "env file",
+      versions: [{ label: "v1" }],
+      scopedKeys: [],
+    });
+    expect(await call("POST", "/api/projects/shop/settings/key/finish")).toMatchObject({
+      status: 409,
+      json: { message: "No rotation is under way: API_SIGNATURE_KEY holds one key" },
+    });
+    const rotated = await call("POST", "/api/projects/shop/settings/key/rotate");
+    expect(rotated.status).toBe(200);
+    const keys = key().split(",");
+    expect(keys).toEqual([expect.any(String), first]);
+    expect(rotated.text).not.toContain(keys[0]);
+    expect(rotated.json).toMatchObject({ keys: 2, server: { status: "running" } });
+    expect((await call("POST", "/api/projects/shop/settings/key/reveal")).json).toEqual({ key: keys[0] });
+    // The restarted server takes both keys; the studio uses the new one.
+    expect((await call("GET", "/api/projects/shop/data/books/v1/list")).status).toBe(200);
+    expect((await call("POST", "/api/projects/shop/settings/key/finish")).status).toBe(200);
+    expect(key()).toBe(keys[0]);
+  });
 
-  it(
-    "makes, lists and revokes scoped keys as tablegen keys does, each refusal at its field",
-    { timeout: 180_000 },
-    async () => {
-      const env = join(workspace, "shop", ".env");
-      const refusals: [Record<string, string>, string, string][] = [
-        [
-          { name: "Mobile", scope: "books:read" },
-          "name",
-          '"Mobile" is not a key name: use lower-case letters, digits and _, starting with a letter, at most 63 characters',
-        ],
-        [
-          { name: "mobile", scope: "" },
-          "scope",
-          "scope is empty: give at least one <table or query>:<action>, e.g. posts:read",
-        ],
-        [
-          { name: "mobile", scope: "readers:read" },
-          "scope",
-          'scope entry "readers:read": readers is no table or query of shop',
-        ],
-        [
-          { name: "mobile", scope: "books:read", expires: "soon" },
-          "expires",
-          '"soon" is neither a duration (90d, 12h, 2w) nor a date or date-time (2027-01-01, 2027-01-01T12:00:00Z)',
-        ],
-        [
-          { name: "mobile", scope: "books:read", limit: "lots" },
-          "limit",
-          'limit "lots" is not a number of requests per second, minute, hour or day, such as 100/min (1 to 1000000000)',
-        ],
-      ];
-      for (const [body, field, message] of refusals) {
-        const answer = await call("POST", "/api/projects/shop/settings/keys", { body });
-        expect({ body, status: answer.status, json: answer.json }).toEqual({
-          body,
-          status: 400,
-          json: { message, problems: [{ path: [field], message }] },
-        });
-      }
-      expect(existsSync(env) && readFileSync(env, "utf8")).not.toContain("API_KEY_");
-
-      const made = await call("POST", "/api/projects/shop/settings/keys", {
-        body: { name: "mobile", scope: "books:read", expires: "90d", limit: "100/min" },
-      });
-      expect(made.status).toBe(200);
-      const secret = made.json.secret as string;
-      expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
-      const line = /^API_KEY_MOBILE="?(.*?)"?$/m.exec(readFileSync(env, "utf8"))![1]!;
-      expect(line).toMatch(/^sha256:[0-9a-f]{64};scope=books:read;expires=\d{4}-\d\d-\d\dT[\d:]+Z;limit=100\/min$/);
-      expect(line).not.toContain(secret);
-      expect(made.json.settings.scopedKeys).toEqual([
-        { name: "mobile", scope: "books:read", limit: "100/min", expires: expect.any(String), expired: false },
-      ]);
-      expect((await call("GET", "/api/projects/shop/settings")).text).not.toContain(secret);
-
-      // The restarted server took the key up: it reads, and may not write.
-      const server = made.json.settings.server as { status: string; url: string };
-      expect(server.status).toBe("running");
-      const list = await fetch(`${server.url}/shop/books/v1/list`, { headers: { "x-api-signature": secret } });
-      expect(list.status).toBe(200);
-      const create = await fetch(`${server.url}/shop/books/v1/create`, {
-        method: "POST",
-        headers: { "x-api-signature": secret, "content-type": "application/json" },
-        body: "{}",
-      });
-      expect(create.status).toBe(403);
-      expect((await create.json()).message).toBe("This key may not create books.");
-
-      expect(
-        await call("POST", "/api/projects/shop/settings/keys", { body: { name: "mobile", scope: "books:read" } }),
-      ).toMatchObject({
+  it("makes, lists and revokes scoped keys as tablegen keys does, each refusal at its field", async () => {
+    const env = join(workspace, "shop", ".env");
+    const refusals: [Record<string, string>, string, string][] = [
+      [
+        { name: "Mobile", scope: "books:read" },
+        "name",
+        '"Mobile" is not a key name: use lower-case letters, digits and _, starting with a letter, at most 63 characters',
+      ],
+      [
+        { name: "mobile", scope: "" },
+        "scope",
+        "scope is empty: give at least one <table or query>:<action>, e.g. posts:read",
+      ],
+      [
+        { name: "mobile", scope: "readers:read" },
+        "scope",
+        'scope entry "readers:read": readers is no table or query of shop',
+      ],
+      [
+        { name: "mobile", scope: "books:read", expires: "soon" },
+        "expires",
+        '"soon" is neither a duration (90d, 12h, 2w) nor a date or date-time (2027-01-01, 2027-01-01T12:00:00Z)',
+      ],
+      [
+        { name: "mobile", scope: "books:read", limit: "lots" },
+        "limit",
+        'limit "lots" is not a number of requests per second, minute, hour or day, such as 100/min (1 to 1000000000)',
+      ],
+    ];
+    for (const [body, field, message] of refusals) {
+      const answer = await call("POST", "/api/projects/shop/settings/keys", { body });
+      expect({ body, status: answer.status, json: answer.json }).toEqual({
+        body,
         status: 400,
-        json: { problems: [{ path: ["name"] }] },
+        json: { message, problems: [{ path: [field], message }] },
       });
-      expect(await call("DELETE", "/api/projects/shop/settings/keys/tablet")).toMatchObject({
-        status: 400,
-        json: { message: "shop/.env has no key named tablet (its keys: mobile)" },
-      });
-      const revoked = await call("DELETE", "/api/projects/shop/settings/keys/mobile");
-      expect(revoked.status).toBe(200);
-      expect(revoked.json.scopedKeys).toEqual([]);
-      expect(readFileSync(env, "utf8")).not.toContain("API_KEY_MOBILE");
-      const after = await fetch(`${revoked.json.server.url}/shop/books/v1/list`, {
-        headers: { "x-api-signature": secret },
-      });
-      expect(after.status).toBe(401);
-    },
-  );
+    }
+    expect(existsSync(env) && readFileSync(env, "utf8")).not.toContain("API_KEY_");
+
+    const made = await call("POST", "/api/projects/shop/settings/keys", {
+      body: { name: "mobile", scope: "books:read", expires: "90d", limit: "100/min" },
+    });
+    expect(made.status).toBe(200);
+    const secret = made.json.secret as string;
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const line = /^API_KEY_MOBILE="?(.*?)"?$/m.exec(readFileSync(env, "utf8"))![1]!;
+    expect(line).toMatch(/^sha256:[0-9a-f]{64};scope=books:read;expires=\d{4}-\d\d-\d\dT[\d:]+Z;limit=100\/min$/);
+    expect(line).not.toContain(secret);
+    expect(made.json.settings.scopedKeys).toEqual([
+      { name: "mobile", scope: "books:read", limit: "100/min", expires: expect.any(String), expired: false },
+    ]);
+    expect((await call("GET", "/api/projects/shop/settings")).text).not.toContain(secret);
+
+    // The restarted server took the key up: it reads, and may not write.
+    const server = made.json.settings.server as { status: string; url: string };
+    expect(server.status).toBe("running");
+    const list = await fetch(`${server.url}/shop/books/v1/list`, { headers: { "x-api-signature": secret } });
+    expect(list.status).toBe(200);
+    const create = await fetch(`${server.url}/shop/books/v1/create`, {
+      method: "POST",
+      headers: { "x-api-signature": secret, "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(create.status).toBe(403);
+    expect((await create.json()).message).toBe("This key may not create books.");
+
+    expect(
+      await call("POST", "/api/projects/shop/settings/keys", { body: { name: "mobile", scope: "books:read" } }),
+    ).toMatchObject({
+      status: 400,
+      json: { problems: [{ path: ["name"] }] },
+    });
+    expect(await call("DELETE", "/api/projects/shop/settings/keys/tablet")).toMatchObject({
+      status: 400,
+      json: { message: "shop/.env has no key named tablet (its keys: mobile)" },
+    });
+    const revoked = await call("DELETE", "/api/projects/shop/settings/keys/mobile");
+    expect(revoked.status).toBe(200);
+    expect(revoked.json.scopedKeys).toEqual([]);
+    expect(readFileSync(env, "utf8")).not.toContain("API_KEY_MOBILE");
+    const after = await fetch(`${revoked.json.server.url}/shop/books/v1/list`, {
+      headers: { "x-api-signature": secret },
+    });
+    expect(after.status).toBe(401);
+  });
 
   it("sets DATABASE_URL for the project's database, refusing what it cannot be", async () => {
     const cases: [unknown, string][] = [
@@ -785,76 +769,72 @@ describe("the AI page", () => {
     });
   });
 
-  it(
-    "drafts, revises, and accepts into the file with its comments; refuses what it cannot do",
-    { timeout: 180_000 },
-    async () => {
-      const current = parse(await readFile(manifestPath(), "utf8"));
-      const withTags = {
-        ...current,
-        tables: { ...current.tables, tags: { fields: { label: { type: "TEXT", required: true } } } },
-      };
-      const withColour = {
-        ...withTags,
-        tables: { ...withTags.tables, tags: { fields: { label: { type: "TEXT", required: true }, colour: "TEXT" } } },
-      };
-      fake = await startFakeOpenAI([
-        { status: 500, body: { error: { message: "the model is down", type: "server_error" } } },
-        { content: toAiForm(withTags) },
-        { content: toAiForm(withColour) },
-      ]);
-      process.env.OPENAI_API_KEY = "test";
-      process.env.OPENAI_BASE_URL = fake.url;
-      for (const [body, status, message] of [
-        [{ mode: "rewrite", prompt: "x" }, 400, 'mode must be one of new, extend, revise, not "rewrite"'],
-        [
-          { mode: "extend", prompt: "  " },
-          400,
-          'The description is empty: say what the application does, e.g. "a lending library"',
-        ],
-        [
-          { mode: "revise", prompt: "", draft: "x" },
-          400,
-          'The instructions are empty: say what should change, e.g. "add a tags table"',
-        ],
-        [{ mode: "revise", prompt: "more", draft: "nope" }, 404, 'No AI draft "nope" of shop'],
-      ] as const) {
-        expect(await call("POST", "/api/projects/shop/ai", { body })).toMatchObject({ status, json: { message } });
-      }
-      const down = await events("/api/projects/shop/ai", { mode: "extend", prompt: "add tags" });
-      expect(down.last).toEqual(failure("the model server answered 500: the model is down"));
+  it("drafts, revises, and accepts into the file with its comments; refuses what it cannot do", async () => {
+    const current = parse(await readFile(manifestPath(), "utf8"));
+    const withTags = {
+      ...current,
+      tables: { ...current.tables, tags: { fields: { label: { type: "TEXT", required: true } } } },
+    };
+    const withColour = {
+      ...withTags,
+      tables: { ...withTags.tables, tags: { fields: { label: { type: "TEXT", required: true }, colour: "TEXT" } } },
+    };
+    fake = await startFakeOpenAI([
+      { status: 500, body: { error: { message: "the model is down", type: "server_error" } } },
+      { content: toAiForm(withTags) },
+      { content: toAiForm(withColour) },
+    ]);
+    process.env.OPENAI_API_KEY = "test";
+    process.env.OPENAI_BASE_URL = fake.url;
+    for (const [body, status, message] of [
+      [{ mode: "rewrite", prompt: "x" }, 400, 'mode must be one of new, extend, revise, not "rewrite"'],
+      [
+        { mode: "extend", prompt: "  " },
+        400,
+        'The description is empty: say what the application does, e.g. "a lending library"',
+      ],
+      [
+        { mode: "revise", prompt: "", draft: "x" },
+        400,
+        'The instructions are empty: say what should change, e.g. "add a tags table"',
+      ],
+      [{ mode: "revise", prompt: "more", draft: "nope" }, 404, 'No AI draft "nope" of shop'],
+    ] as const) {
+      expect(await call("POST", "/api/projects/shop/ai", { body })).toMatchObject({ status, json: { message } });
+    }
+    const down = await events("/api/projects/shop/ai", { mode: "extend", prompt: "add tags" });
+    expect(down.last).toEqual(failure("the model server answered 500: the model is down"));
 
-      const drafted = await events("/api/projects/shop/ai", { mode: "extend", prompt: "add tags" });
-      expect(drafted.events[0]).toEqual({ type: "progress", text: "Drafting the manifest with gpt-4.1-mini…" });
-      const draft = (drafted.last as { result: any }).result;
-      expect(draft.changes).toEqual([{ kind: "added", what: "table tags (label)" }]);
-      expect(draft.diff).toContain("+  tags:\n+    fields:\n+      label: { type: TEXT, required: true }\n");
-      const revised = await events("/api/projects/shop/ai", {
-        mode: "revise",
-        prompt: "tags have a colour",
-        draft: draft.id,
-      });
-      const next = (revised.last as { result: any }).result;
-      expect(next.changes).toEqual([{ kind: "added", what: "table tags (label, colour)" }]);
-      expect(fake.requests.at(-1)!.body.messages.at(-1)).toEqual({ role: "user", content: "tags have a colour" });
-      // The revised draft replaces the first.
-      expect(await call("POST", `/api/projects/shop/ai/${draft.id}/accept`, { body: {} })).toMatchObject({
-        status: 404,
-        json: { message: `No AI draft "${draft.id}" of shop` },
-      });
-      const accepted = await call("POST", `/api/projects/shop/ai/${next.id}/accept`, { body: {} });
-      expect(accepted.status).toBe(200);
-      const text = await readFile(manifestPath(), "utf8");
-      expect(parse(text).tables.tags.fields.colour).toBe("TEXT");
-      expect(text).toContain("  # Kept by hand.\n  books:   # and this one\n");
-      expect(await call("DELETE", `/api/projects/shop/ai/${next.id}`)).toMatchObject({
-        status: 404,
-        json: { message: `No AI draft "${next.id}" of shop` },
-      });
-    },
-  );
+    const drafted = await events("/api/projects/shop/ai", { mode: "extend", prompt: "add tags" });
+    expect(drafted.events[0]).toEqual({ type: "progress", text: "Drafting the manifest with gpt-4.1-mini…" });
+    const draft = (drafted.last as { result: any }).result;
+    expect(draft.changes).toEqual([{ kind: "added", what: "table tags (label)" }]);
+    expect(draft.diff).toContain("+  tags:\n+    fields:\n+      label: { type: TEXT, required: true }\n");
+    const revised = await events("/api/projects/shop/ai", {
+      mode: "revise",
+      prompt: "tags have a colour",
+      draft: draft.id,
+    });
+    const next = (revised.last as { result: any }).result;
+    expect(next.changes).toEqual([{ kind: "added", what: "table tags (label, colour)" }]);
+    expect(fake.requests.at(-1)!.body.messages.at(-1)).toEqual({ role: "user", content: "tags have a colour" });
+    // The revised draft replaces the first.
+    expect(await call("POST", `/api/projects/shop/ai/${draft.id}/accept`, { body: {} })).toMatchObject({
+      status: 404,
+      json: { message: `No AI draft "${draft.id}" of shop` },
+    });
+    const accepted = await call("POST", `/api/projects/shop/ai/${next.id}/accept`, { body: {} });
+    expect(accepted.status).toBe(200);
+    const text = await readFile(manifestPath(), "utf8");
+    expect(parse(text).tables.tags.fields.colour).toBe("TEXT");
+    expect(text).toContain("  # Kept by hand.\n  books:   # and this one\n");
+    expect(await call("DELETE", `/api/projects/shop/ai/${next.id}`)).toMatchObject({
+      status: 404,
+      json: { message: `No AI draft "${next.id}" of shop` },
+    });
+  });
 
-  it("creates a project from a description, as tablegen init --ai does", { timeout: 180_000 }, async () => {
+  it("creates a project from a description, as tablegen init --ai does", async () => {
     const drafted = {
       project: "whatever-the-model-says",
       tables: { members: { fields: { name: { type: "TEXT", required: true } } } },
@@ -892,7 +872,7 @@ describe("tablegen studio, the command", () => {
   const tablegen = (args: string[]) =>
     execa(process.execPath, [join(REPO, "bin", "tablegen.js"), ...args], { cwd: workspace, reject: false });
 
-  it("refuses options and folders it cannot serve, in one line", { timeout: 180_000 }, async () => {
+  it("refuses options and folders it cannot serve, in one line", async () => {
     const missing = join(workspace, "missing");
     const busy = await tablegen(["studio", ".", "--port", String(studio.port)]);
     for (const [result, message] of [
@@ -908,44 +888,40 @@ describe("tablegen studio, the command", () => {
     }
   });
 
-  it(
-    "prints its address with the token, and stops the servers it started on SIGINT",
-    { timeout: 180_000 },
-    async () => {
-      await mkdir(join(workspace, "empty"), { recursive: true });
-      const running = await startStudioProcess(workspace);
-      expect(running.output()).toMatch(/^tablegen studio: http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{43}\n/);
-      const cookie = `tablegen_studio_${running.port}=${running.token}`;
-      const started = await new Promise<string>((resolve, reject) => {
-        const outgoing = request(
-          {
-            host: "127.0.0.1",
-            port: running.port,
-            method: "POST",
-            path: "/api/projects/shop/server/start",
-            headers: { host: `127.0.0.1:${running.port}`, cookie, "content-type": "application/json" },
-          },
-          (incoming) => {
-            let text = "";
-            incoming.on("data", (chunk: Buffer) => (text += chunk.toString()));
-            incoming.on("end", () => resolve(text));
-          },
-        );
-        outgoing.on("error", reject);
-        outgoing.end("{}");
-      });
-      const url = new URL(/"url":"(http:[^"]+)"/.exec(started)![1]!);
-      const exited = once(running.process, "exit");
-      running.process.kill("SIGINT");
-      const [code, signal] = await exited;
-      expect({ code, signal }).toEqual({ code: 0, signal: null });
-      expect(running.output()).toContain("Stopping (SIGINT)…");
-      const refused = await new Promise<string>((resolve) => {
-        const socket = connect({ host: url.hostname, port: Number(url.port) });
-        socket.on("connect", () => (socket.destroy(), resolve("connected")));
-        socket.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? "error"));
-      });
-      expect(refused).toBe("ECONNREFUSED");
-    },
-  );
+  it("prints its address with the token, and stops the servers it started on SIGINT", async () => {
+    await mkdir(join(workspace, "empty"), { recursive: true });
+    const running = await startStudioProcess(workspace);
+    expect(running.output()).toMatch(/^tablegen studio: http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{43}\n/);
+    const cookie = `tablegen_studio_${running.port}=${running.token}`;
+    const started = await new Promise<string>((resolve, reject) => {
+      const outgoing = request(
+        {
+          host: "127.0.0.1",
+          port: running.port,
+          method: "POST",
+          path: "/api/projects/shop/server/start",
+          headers: { host: `127.0.0.1:${running.port}`, cookie, "content-type": "application/json" },
+        },
+        (incoming) => {
+          let text = "";
+          incoming.on("data", (chunk: Buffer) => (text += chunk.toString()));
+          incoming.on("end", () => resolve(text));
+        },
+      );
+      outgoing.on("error", reject);
+      outgoing.end("{}");
+    });
+    const url = new URL(/"url":"(http:[^"]+)"/.exec(started)![1]!);
+    const exited = once(running.process, "exit");
+    running.process.kill("SIGINT");
+    const [code, signal] = await exited;
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    expect(running.output()).toContain("Stopping (SIGINT)…");
+    const refused = await new Promise<string>((resolve) => {
+      const socket = connect({ host: url.hostname, port: Number(url.port) });
+      socket.on("connect", () => (socket.destroy(), resolve("connected")));
+      socket.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? "error"));
+    });
+    expect(refused).toBe("ECONNREFUSED");
+  });
 });

@@ -133,119 +133,111 @@ export function studioScenario(database: Database): void {
     /** The designer has checked the draft (the server's validator) and found it valid. */
     const valid = () => waitText(".page-header .status-text", "Valid");
 
-    it(
-      "opens from the printed address alone, and creates a project as tablegen init does",
-      { timeout: 180_000 },
-      async () => {
-        await page.goto(studio.openUrl, { waitUntil: "networkidle0" });
-        expect(page.url()).toBe(studio.url); // the token left the address bar for a cookie
-        await fill("#new-name", "shop");
-        await page.select("#new-database", database);
-        await page.locator('input[name="start"][value="blank"]').click();
-        await button("Create project").click();
-        await page.waitForFunction(() => location.hash === "#/p/shop/tables");
-        for (const file of ["tablegen.yaml", ".env", ".gitignore"])
-          expect(existsSync(join(project, file)), file).toBe(true);
-        // The user writes a comment into the file by hand.
-        const text = await manifest();
-        await writeFile(join(project, "tablegen.yaml"), text.replace("  items:\n", `  ${COMMENT}\n  items:\n`));
-        if (databaseUrl) {
-          await go("#/p/shop/settings");
-          await button("Change").click();
-          await fill("#database-url", databaseUrl);
-          await button("Save URL").click();
-          await waitText(".notice-success", "Saved DATABASE_URL");
-          expect(await readFile(join(project, ".env"), "utf8")).toContain(`DATABASE_URL="${databaseUrl}"`);
-        }
-        await go("#/");
-        await waitText(".grid.projects", "shop");
-      },
-    );
+    it("opens from the printed address alone, and creates a project as tablegen init does", async () => {
+      await page.goto(studio.openUrl, { waitUntil: "networkidle0" });
+      expect(page.url()).toBe(studio.url); // the token left the address bar for a cookie
+      await fill("#new-name", "shop");
+      await page.select("#new-database", database);
+      await page.locator('input[name="start"][value="blank"]').click();
+      await button("Create project").click();
+      await page.waitForFunction(() => location.hash === "#/p/shop/tables");
+      for (const file of ["tablegen.yaml", ".env", ".gitignore"])
+        expect(existsSync(join(project, file)), file).toBe(true);
+      // The user writes a comment into the file by hand.
+      const text = await manifest();
+      await writeFile(join(project, "tablegen.yaml"), text.replace("  items:\n", `  ${COMMENT}\n  items:\n`));
+      if (databaseUrl) {
+        await go("#/p/shop/settings");
+        await button("Change").click();
+        await fill("#database-url", databaseUrl);
+        await button("Save URL").click();
+        await waitText(".notice-success", "Saved DATABASE_URL");
+        expect(await readFile(join(project, ".env"), "utf8")).toContain(`DATABASE_URL="${databaseUrl}"`);
+      }
+      await go("#/");
+      await waitText(".grid.projects", "shop");
+    });
 
-    it(
-      "designs three tables with a reference and a custom query, validated live, saved with the comment kept",
-      { timeout: 180_000 },
-      async () => {
-        await page.reload({ waitUntil: "networkidle0" });
-        await go("#/p/shop/tables");
-        await page.waitForSelector("#table--items-name");
-        // items becomes customers: name, and a unique e-mail.
-        await type("#table--items-name", "customers");
-        await page.waitForSelector("#field--customers--name--name");
-        await button("+ Add field").click();
-        await type("#field--customers--new_field--name", "email");
-        await page.select("#field--customers--email--type", "EMAIL");
-        await page.locator("#field--customers--email--required").click();
-        await page.locator("#field--customers--email--unique").click();
-        await page.locator("#field--customers--created_at--name").wait();
-        // A problem is shown at its field: a maxLength of 0, then fixed.
-        await type("#field--customers--name--maxLength", "0");
-        await waitText(".field-block .field-error", "maxLength");
-        expect(
-          await page.$eval("#field--customers--name--maxLength", (element) => element.getAttribute("aria-invalid")),
-        ).toBe("true");
-        await type("#field--customers--name--maxLength", "80");
-        await valid();
+    it("designs three tables with a reference and a custom query, validated live, saved with the comment kept", async () => {
+      await page.reload({ waitUntil: "networkidle0" });
+      await go("#/p/shop/tables");
+      await page.waitForSelector("#table--items-name");
+      // items becomes customers: name, and a unique e-mail.
+      await type("#table--items-name", "customers");
+      await page.waitForSelector("#field--customers--name--name");
+      await button("+ Add field").click();
+      await type("#field--customers--new_field--name", "email");
+      await page.select("#field--customers--email--type", "EMAIL");
+      await page.locator("#field--customers--email--required").click();
+      await page.locator("#field--customers--email--unique").click();
+      await page.locator("#field--customers--created_at--name").wait();
+      // A problem is shown at its field: a maxLength of 0, then fixed.
+      await type("#field--customers--name--maxLength", "0");
+      await waitText(".field-block .field-error", "maxLength");
+      expect(
+        await page.$eval("#field--customers--name--maxLength", (element) => element.getAttribute("aria-invalid")),
+      ).toBe("true");
+      await type("#field--customers--name--maxLength", "80");
+      await valid();
 
-        await button("+ Add table").click();
-        await type("#table--new_table-name", "products");
-        await page.waitForSelector("#field--products--name--name");
-        await type("#field--products--name--name", "title");
-        await button("+ Add field").click();
-        await type("#field--products--new_field--name", "price");
-        await page.select("#field--products--price--type", "NUMBER");
+      await button("+ Add table").click();
+      await type("#table--new_table-name", "products");
+      await page.waitForSelector("#field--products--name--name");
+      await type("#field--products--name--name", "title");
+      await button("+ Add field").click();
+      await type("#field--products--new_field--name", "price");
+      await page.select("#field--products--price--type", "NUMBER");
 
-        await button("+ Add table").click();
-        await type("#table--new_table-name", "orders");
-        await page.waitForSelector("#field--orders--name--name");
-        await type("#field--orders--name--name", "customer_id");
-        await page.select("#field--orders--customer_id--references", "customers"); // required, as the new table's first field
-        await page.select("#field--orders--customer_id--onDelete", "cascade");
-        await button("+ Add field").click();
-        await type("#field--orders--new_field--name", "product_id");
-        await page.select("#field--orders--product_id--references", "products");
-        await button("+ Add field").click();
-        await type("#field--orders--new_field--name", "quantity");
-        await page.select("#field--orders--quantity--type", "NUMBER");
-        await valid();
+      await button("+ Add table").click();
+      await type("#table--new_table-name", "orders");
+      await page.waitForSelector("#field--orders--name--name");
+      await type("#field--orders--name--name", "customer_id");
+      await page.select("#field--orders--customer_id--references", "customers"); // required, as the new table's first field
+      await page.select("#field--orders--customer_id--onDelete", "cascade");
+      await button("+ Add field").click();
+      await type("#field--orders--new_field--name", "product_id");
+      await page.select("#field--orders--product_id--references", "products");
+      await button("+ Add field").click();
+      await type("#field--orders--new_field--name", "quantity");
+      await page.select("#field--orders--quantity--type", "NUMBER");
+      await valid();
 
-        await button("+ Add query").click();
-        await type("#query--new_query-name", "customer_orders");
-        await button("+ Add parameter").click();
-        await type("#param--customer_orders--param-name", "customer_id");
-        await page.select("#param--customer_orders--customer_id-type", "NUMBER");
-        if (database === "sqlite") {
-          // A misspelt column: the query check's message (the database's own words) at the editor, then fixed.
-          await replaceSql("customer_orders", CUSTOMER_ORDERS.replace("p.title", "p.titel"));
-          await waitText("#query--customer_orders-sql-error", "no such column: p.titel");
-        }
-        await replaceSql("customer_orders", CUSTOMER_ORDERS);
-        await valid();
-        await button("Show YAML").click();
-        await page.waitForSelector('[aria-label="tablegen.yaml as it would be saved"] .cm-content');
-        await button("Hide YAML").click();
-        await page.locator(".designer-list ::-p-text(orders)").click();
-        await page.waitForSelector("#field--orders--customer_id--onDelete");
-        await shot("tables");
+      await button("+ Add query").click();
+      await type("#query--new_query-name", "customer_orders");
+      await button("+ Add parameter").click();
+      await type("#param--customer_orders--param-name", "customer_id");
+      await page.select("#param--customer_orders--customer_id-type", "NUMBER");
+      if (database === "sqlite") {
+        // A misspelt column: the query check's message (the database's own words) at the editor, then fixed.
+        await replaceSql("customer_orders", CUSTOMER_ORDERS.replace("p.title", "p.titel"));
+        await waitText("#query--customer_orders-sql-error", "no such column: p.titel");
+      }
+      await replaceSql("customer_orders", CUSTOMER_ORDERS);
+      await valid();
+      await button("Show YAML").click();
+      await page.waitForSelector('[aria-label="tablegen.yaml as it would be saved"] .cm-content');
+      await button("Hide YAML").click();
+      await page.locator(".designer-list ::-p-text(orders)").click();
+      await page.waitForSelector("#field--orders--customer_id--onDelete");
+      await shot("tables");
 
-        await button("Save tablegen.yaml").click();
-        await waitText(".notice-success", "Saved tablegen.yaml");
-        const saved = parse(await manifest());
-        expect(Object.keys(saved.tables)).toEqual(["customers", "products", "orders"]);
-        expect(saved.tables.orders.fields.customer_id).toEqual({
-          type: "NUMBER",
-          references: "customers",
-          required: true,
-          onDelete: "cascade",
-        });
-        expect(saved.queries.customer_orders.params).toEqual({ customer_id: "NUMBER" });
-        const text = await manifest();
-        expect(text).toContain(`  ${COMMENT}\n  customers:\n`);
-        expect(text.startsWith("# tablegen manifest: the tables of shop")).toBe(true);
-      },
-    );
+      await button("Save tablegen.yaml").click();
+      await waitText(".notice-success", "Saved tablegen.yaml");
+      const saved = parse(await manifest());
+      expect(Object.keys(saved.tables)).toEqual(["customers", "products", "orders"]);
+      expect(saved.tables.orders.fields.customer_id).toEqual({
+        type: "NUMBER",
+        references: "customers",
+        required: true,
+        onDelete: "cascade",
+      });
+      expect(saved.queries.customer_orders.params).toEqual({ customer_id: "NUMBER" });
+      const text = await manifest();
+      expect(text).toContain(`  ${COMMENT}\n  customers:\n`);
+      expect(text.startsWith("# tablegen manifest: the tables of shop")).toBe(true);
+    });
 
-    it("plans and applies: generate, then migrate", { timeout: 240_000 }, async () => {
+    it("plans and applies: generate, then migrate", async () => {
       await go("#/p/shop/changes");
       await waitText("#files-title", "Files");
       expect(await text(".file-list")).toContain("src/routes/customers.ts");
@@ -257,214 +249,197 @@ export function studioScenario(database: Database): void {
       await waitText(".notice-success", "Nothing to apply");
     });
 
-    it(
-      "starts the server and adds records through its API: a 409 and a 400 at their fields",
-      { timeout: 240_000 },
-      async () => {
-        await go("#/p/shop/data?table=customers");
-        await button("Start server").click();
-        await waitText(".server-state", "running");
-        const create = async (values: Record<string, string>) => {
-          await button("+ New record").click();
-          await page.waitForSelector(".record-panel form");
-          for (const [field, value] of Object.entries(values)) await fill(`.record-panel [id$="--${field}"]`, value);
-          await page.locator(".record-panel button[type=submit]").click();
-        };
-        await create({ name: "Ada Lovelace", email: "ada@example.com" });
-        await waitText(".record-panel", "Record created successfully.");
-        await waitText(".grid.records", "ada@example.com");
-        await create({ name: "Ada again", email: "ada@example.com" });
-        await page.waitForSelector("#record--customers--email-error");
-        expect(await text("#record--customers--email-error")).toBe("email already exists");
-        expect(await page.$eval("#record--customers--email", (element) => element.getAttribute("aria-invalid"))).toBe(
-          "true",
-        );
-
-        await go("#/p/shop/data?table=products");
-        await create({ title: "Lamp", price: "19.5" });
-        await waitText(".record-panel", "Record created successfully.");
-        await go("#/p/shop/data?table=orders");
-        await create({ customer_id: "99", product_id: "1", quantity: "2" });
-        await page.waitForSelector("#record--orders--customer_id-error");
-        expect(await text("#record--orders--customer_id-error")).toBe("customer_id refers to no customers record");
-        await fill("#record--orders--customer_id", "1");
+    it("starts the server and adds records through its API: a 409 and a 400 at their fields", async () => {
+      await go("#/p/shop/data?table=customers");
+      await button("Start server").click();
+      await waitText(".server-state", "running");
+      const create = async (values: Record<string, string>) => {
+        await button("+ New record").click();
+        await page.waitForSelector(".record-panel form");
+        for (const [field, value] of Object.entries(values)) await fill(`.record-panel [id$="--${field}"]`, value);
         await page.locator(".record-panel button[type=submit]").click();
-        await waitText(".record-panel", "Record created successfully.");
-        // An edit, and a delete the server refuses (a restricting reference), its 409 in the panel.
-        await go("#/p/shop/data?table=products&record=1");
-        await page.waitForFunction(
-          () => (document.querySelector("#record--products--title") as HTMLInputElement)?.value === "Lamp",
-        );
-        await fill("#record--products--title", "Desk lamp");
-        await page.locator(".record-panel button[type=submit]").click();
-        await waitText(".record-panel", "Record updated successfully.");
-        await waitText(".grid.records", "Desk lamp");
-        await button("Delete").click();
-        await button("Yes, delete").click();
-        await waitText("#record-form-error", "409: Record is referenced by orders");
-        await go("#/p/shop/data?table=orders");
-        await waitText(".grid.records", "customers 1");
-        // A reference is a link to its record, and that record reaches the orders that refer to it.
-        if (SCREENSHOTS) {
-          // A few more records for the picture, through the same API.
-          await page.evaluate(async () => {
-            const create = (table: string, body: object) =>
-              fetch(`/api/projects/shop/data/${table}/v1/create`, {
-                method: "POST",
-                headers: { "content-type": "application/json" },
-                body: JSON.stringify(body),
-              });
-            await create("customers", { name: "Grace Hopper", email: "grace@example.com" });
-            await create("customers", { name: "Alan Turing", email: "alan@example.com" });
-            await create("orders", { customer_id: 1, product_id: 1, quantity: 1 });
-          });
-        }
-        await page.locator(".grid.records a::-p-text(customers 1)").click();
-        await waitText(".record-panel h2", "customers 1");
-        await waitText(".referrers", "orders where customer_id = 1");
-        await page.waitForFunction(
-          () => (document.querySelector("#record--customers--name") as HTMLInputElement)?.value === "Ada Lovelace",
-        );
-        await waitText(".grid.records", "ada@example.com");
-        await shot("data");
-        await page.locator(".referrers a").click();
-        await waitText(".chips", "customer_id = 1");
-        await waitText(".pager", SCREENSHOTS ? "1–2 of 2 records" : "1–1 of 1 record");
-      },
-    );
+      };
+      await create({ name: "Ada Lovelace", email: "ada@example.com" });
+      await waitText(".record-panel", "Record created successfully.");
+      await waitText(".grid.records", "ada@example.com");
+      await create({ name: "Ada again", email: "ada@example.com" });
+      await page.waitForSelector("#record--customers--email-error");
+      expect(await text("#record--customers--email-error")).toBe("email already exists");
+      expect(await page.$eval("#record--customers--email", (element) => element.getAttribute("aria-invalid"))).toBe(
+        "true",
+      );
 
-    it(
-      "shows a renamed field as a rename and a dropped one as data loss to confirm, then applies both",
-      { timeout: 240_000 },
-      async () => {
-        await go("#/p/shop/tables");
-        await page.locator(".designer-list ::-p-text(customers)").click();
-        await type("#field--customers--name--name", "full_name");
-        await page.waitForSelector("#field--customers--full_name--name");
-        await page.locator(".designer-list ::-p-text(products)").click();
-        await page.locator('[aria-label="Remove field price"]').click();
-        await valid();
-        await button("Save tablegen.yaml").click();
-        await waitText(".notice-success", "Saved");
-        expect(parse(await manifest()).tables.customers.fields.full_name).toEqual({
-          type: "TEXT",
-          required: true,
-          maxLength: 80,
-          renamedFrom: "name",
+      await go("#/p/shop/data?table=products");
+      await create({ title: "Lamp", price: "19.5" });
+      await waitText(".record-panel", "Record created successfully.");
+      await go("#/p/shop/data?table=orders");
+      await create({ customer_id: "99", product_id: "1", quantity: "2" });
+      await page.waitForSelector("#record--orders--customer_id-error");
+      expect(await text("#record--orders--customer_id-error")).toBe("customer_id refers to no customers record");
+      await fill("#record--orders--customer_id", "1");
+      await page.locator(".record-panel button[type=submit]").click();
+      await waitText(".record-panel", "Record created successfully.");
+      // An edit, and a delete the server refuses (a restricting reference), its 409 in the panel.
+      await go("#/p/shop/data?table=products&record=1");
+      await page.waitForFunction(
+        () => (document.querySelector("#record--products--title") as HTMLInputElement)?.value === "Lamp",
+      );
+      await fill("#record--products--title", "Desk lamp");
+      await page.locator(".record-panel button[type=submit]").click();
+      await waitText(".record-panel", "Record updated successfully.");
+      await waitText(".grid.records", "Desk lamp");
+      await button("Delete").click();
+      await button("Yes, delete").click();
+      await waitText("#record-form-error", "409: Record is referenced by orders");
+      await go("#/p/shop/data?table=orders");
+      await waitText(".grid.records", "customers 1");
+      // A reference is a link to its record, and that record reaches the orders that refer to it.
+      if (SCREENSHOTS) {
+        // A few more records for the picture, through the same API.
+        await page.evaluate(async () => {
+          const create = (table: string, body: object) =>
+            fetch(`/api/projects/shop/data/${table}/v1/create`, {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify(body),
+            });
+          await create("customers", { name: "Grace Hopper", email: "grace@example.com" });
+          await create("customers", { name: "Alan Turing", email: "alan@example.com" });
+          await create("orders", { customer_id: 1, product_id: 1, quantity: 1 });
         });
-        expect(await manifest()).toContain(COMMENT);
+      }
+      await page.locator(".grid.records a::-p-text(customers 1)").click();
+      await waitText(".record-panel h2", "customers 1");
+      await waitText(".referrers", "orders where customer_id = 1");
+      await page.waitForFunction(
+        () => (document.querySelector("#record--customers--name") as HTMLInputElement)?.value === "Ada Lovelace",
+      );
+      await waitText(".grid.records", "ada@example.com");
+      await shot("data");
+      await page.locator(".referrers a").click();
+      await waitText(".chips", "customer_id = 1");
+      await waitText(".pager", SCREENSHOTS ? "1–2 of 2 records" : "1–1 of 1 record");
+    });
 
-        await go("#/p/shop/changes");
-        await waitText('[aria-label="Renames"]', "customers.name → customers.full_name");
-        await waitText(".risks", "products.price: field removed, 1 row holds a value");
-        await waitText("#breaks-title", "Breaks of published versions");
-        const apply = page.locator("::-p-text(Apply changes)");
-        expect(await page.$eval(".apply .button.primary", (element) => (element as HTMLButtonElement).disabled)).toBe(
-          true,
-        );
-        expect(await text(".apply")).toContain("Confirm the data loss above first.");
-        await shot("changes");
-        await page.locator("#accept-data-loss").click();
-        await page.locator("#allow-breaking-v1").click();
-        await apply.click();
-        await waitText(".notice-success", "Applied");
-        const log = await text('[aria-label="Applying the changes"]');
-        expect(log).toContain("Migrating (--accept-data-loss)…");
-        expect(log).toContain("customers.name: field renamed to full_name");
-        expect(log).toContain("Restarting the server onto the new code and schema…");
-        await go("#/p/shop/data?table=customers");
-        await waitText(".grid.records", "Ada Lovelace"); // the value survived the rename
-        expect(await text(".grid.records thead")).toContain("full_name");
-      },
-    );
+    it("shows a renamed field as a rename and a dropped one as data loss to confirm, then applies both", async () => {
+      await go("#/p/shop/tables");
+      await page.locator(".designer-list ::-p-text(customers)").click();
+      await type("#field--customers--name--name", "full_name");
+      await page.waitForSelector("#field--customers--full_name--name");
+      await page.locator(".designer-list ::-p-text(products)").click();
+      await page.locator('[aria-label="Remove field price"]').click();
+      await valid();
+      await button("Save tablegen.yaml").click();
+      await waitText(".notice-success", "Saved");
+      expect(parse(await manifest()).tables.customers.fields.full_name).toEqual({
+        type: "TEXT",
+        required: true,
+        maxLength: 80,
+        renamedFrom: "name",
+      });
+      expect(await manifest()).toContain(COMMENT);
 
-    it(
-      "rotates the key with the server's comma-separated rotation and finishes it; makes a scoped key and revokes it",
-      { timeout: 180_000 },
-      async () => {
-        const keyOf = async () => /API_SIGNATURE_KEY=(.*)/.exec(await readFile(join(project, ".env"), "utf8"))![1]!;
-        const before = await keyOf();
-        await go("#/p/shop/settings");
-        await waitText("#api-key", "••••");
-        expect(await text("#api-key")).toBe(`${before.slice(0, 4)}${"•".repeat(12)}`);
-        await button("Rotate key").click();
-        await button("Rotate now").click();
-        await waitText(".notice-warning", "Rotation under way");
-        const rotated = (await keyOf()).split(",");
-        expect(rotated).toHaveLength(2);
-        expect(rotated[1]).toBe(before);
-        await button("Reveal").click();
-        await waitText("#api-key", rotated[0]!);
-        // A scoped key: a refused scope at its field, then a key whose secret is shown once.
-        await fill("#new-key--name", "mobile");
-        await fill("#new-key--scope", "customers:read,invoices:write");
-        await fill("#new-key--limit", "100/min");
-        await button("Make key").click();
-        await waitText("#new-key--scope-error", 'scope entry "invoices:write": invoices is no table or query of shop');
-        await fill("#new-key--scope", "customers:read,orders:write");
-        await button("Make key").click();
-        await waitText(".notice-success", "Key mobile made");
-        const secret = await text('[aria-label="secret of mobile"]');
-        expect(await readFile(join(project, ".env"), "utf8")).toMatch(
-          /^API_KEY_MOBILE="?sha256:[0-9a-f]{64};scope=customers:read,orders:write;limit=100\/min"?$/m,
-        );
-        expect(await readFile(join(project, ".env"), "utf8")).not.toContain(secret);
-        expect(await text('[aria-label="Scoped keys"] tbody')).toContain("customers:read,orders:write");
-        await shot("settings");
-        await button("Revoke").click();
-        await page.locator('button[aria-label="Confirm: revoke mobile"]').click();
-        await waitText(".notice-success", "Revoked mobile");
-        expect(await readFile(join(project, ".env"), "utf8")).not.toContain("API_KEY_MOBILE");
-        // The restarted server takes the new key: the data browser still reads.
-        await go("#/p/shop/data?table=customers");
-        await waitText(".grid.records", "Ada Lovelace");
-        await go("#/p/shop/settings");
-        await button("Finish rotation (drop the old keys)").click();
-        await waitText(".notice-success", "Rotation finished");
-        expect(await keyOf()).toBe(rotated[0]);
-        // The versions: a sunset without a deprecation is refused at its field, then v1 is deprecated.
-        await fill("#version--v1--sunset", "2026-12-31");
-        await button("Save versions").click();
-        await waitText("#version--v1--sunset-error", "needs deprecated: a version that ends is deprecated first");
-        await page.locator("#version--v1--deprecated").click();
-        await fill("#version--v1--since", "2026-01-31");
-        await button("Save versions").click();
-        await waitText(".notice-success", "Saved the versions in tablegen.yaml");
-        expect(parse(await manifest()).versions).toEqual({ v1: { deprecated: "2026-01-31", sunset: "2026-12-31" } });
-        expect(await manifest()).toContain(COMMENT);
-      },
-    );
+      await go("#/p/shop/changes");
+      await waitText('[aria-label="Renames"]', "customers.name → customers.full_name");
+      await waitText(".risks", "products.price: field removed, 1 row holds a value");
+      await waitText("#breaks-title", "Breaks of published versions");
+      const apply = page.locator("::-p-text(Apply changes)");
+      expect(await page.$eval(".apply .button.primary", (element) => (element as HTMLButtonElement).disabled)).toBe(
+        true,
+      );
+      expect(await text(".apply")).toContain("Confirm the data loss above first.");
+      await shot("changes");
+      await page.locator("#accept-data-loss").click();
+      await page.locator("#allow-breaking-v1").click();
+      await apply.click();
+      await waitText(".notice-success", "Applied");
+      const log = await text('[aria-label="Applying the changes"]');
+      expect(log).toContain("Migrating (--accept-data-loss)…");
+      expect(log).toContain("customers.name: field renamed to full_name");
+      expect(log).toContain("Restarting the server onto the new code and schema…");
+      await go("#/p/shop/data?table=customers");
+      await waitText(".grid.records", "Ada Lovelace"); // the value survived the rename
+      expect(await text(".grid.records thead")).toContain("full_name");
+    });
 
-    it(
-      "runs a custom query with its parameters, and shows the routes with curl and typed-client snippets",
-      { timeout: 180_000 },
-      async () => {
-        await go("#/p/shop/api");
-        await waitText("#api--customers", "customers");
-        await waitText(".lead", "v1 is deprecated since 2026-01-31, and stops answering on 2026-12-31");
-        await page.locator(".route-head ::-p-text(/shop/customers/v1/list)").click();
-        await waitText(".route-body", 'curl -H "X-API-SIGNATURE: $API_SIGNATURE_KEY"');
-        await page.evaluate(() => window.scrollTo(0, 0));
-        await shot("api");
-        await fill("#run--customer_orders--customer_id", "1");
-        await button("Run query").click();
-        await page.waitForSelector('[aria-label="Rows of customer_orders"] tbody tr');
-        expect(await text('[aria-label="Rows of customer_orders"]')).toContain("Desk lamp");
-        await fill("#run--customer_orders--customer_id", "x");
-        await button("Run query").click();
-        await waitText("#run--customer_orders-result-error", "400: Invalid request: customer_id must be a number");
-        await fill("#run--customer_orders--customer_id", "1");
-        await button("Run query").click();
-        await page.waitForSelector('[aria-label="Rows of customer_orders"] tbody tr');
-        await shot("api-query");
-      },
-    );
+    it("rotates the key with the server's comma-separated rotation and finishes it; makes a scoped key and revokes it", async () => {
+      const keyOf = async () => /API_SIGNATURE_KEY=(.*)/.exec(await readFile(join(project, ".env"), "utf8"))![1]!;
+      const before = await keyOf();
+      await go("#/p/shop/settings");
+      await waitText("#api-key", "••••");
+      expect(await text("#api-key")).toBe(`${before.slice(0, 4)}${"•".repeat(12)}`);
+      await button("Rotate key").click();
+      await button("Rotate now").click();
+      await waitText(".notice-warning", "Rotation under way");
+      const rotated = (await keyOf()).split(",");
+      expect(rotated).toHaveLength(2);
+      expect(rotated[1]).toBe(before);
+      await button("Reveal").click();
+      await waitText("#api-key", rotated[0]!);
+      // A scoped key: a refused scope at its field, then a key whose secret is shown once.
+      await fill("#new-key--name", "mobile");
+      await fill("#new-key--scope", "customers:read,invoices:write");
+      await fill("#new-key--limit", "100/min");
+      await button("Make key").click();
+      await waitText("#new-key--scope-error", 'scope entry "invoices:write": invoices is no table or query of shop');
+      await fill("#new-key--scope", "customers:read,orders:write");
+      await button("Make key").click();
+      await waitText(".notice-success", "Key mobile made");
+      const secret = await text('[aria-label="secret of mobile"]');
+      expect(await readFile(join(project, ".env"), "utf8")).toMatch(
+        /^API_KEY_MOBILE="?sha256:[0-9a-f]{64};scope=customers:read,orders:write;limit=100\/min"?$/m,
+      );
+      expect(await readFile(join(project, ".env"), "utf8")).not.toContain(secret);
+      expect(await text('[aria-label="Scoped keys"] tbody')).toContain("customers:read,orders:write");
+      await shot("settings");
+      await button("Revoke").click();
+      await page.locator('button[aria-label="Confirm: revoke mobile"]').click();
+      await waitText(".notice-success", "Revoked mobile");
+      expect(await readFile(join(project, ".env"), "utf8")).not.toContain("API_KEY_MOBILE");
+      // The restarted server takes the new key: the data browser still reads.
+      await go("#/p/shop/data?table=customers");
+      await waitText(".grid.records", "Ada Lovelace");
+      await go("#/p/shop/settings");
+      await button("Finish rotation (drop the old keys)").click();
+      await waitText(".notice-success", "Rotation finished");
+      expect(await keyOf()).toBe(rotated[0]);
+      // The versions: a sunset without a deprecation is refused at its field, then v1 is deprecated.
+      await fill("#version--v1--sunset", "2026-12-31");
+      await button("Save versions").click();
+      await waitText("#version--v1--sunset-error", "needs deprecated: a version that ends is deprecated first");
+      await page.locator("#version--v1--deprecated").click();
+      await fill("#version--v1--since", "2026-01-31");
+      await button("Save versions").click();
+      await waitText(".notice-success", "Saved the versions in tablegen.yaml");
+      expect(parse(await manifest()).versions).toEqual({ v1: { deprecated: "2026-01-31", sunset: "2026-12-31" } });
+      expect(await manifest()).toContain(COMMENT);
+    });
+
+    it("runs a custom query with its parameters, and shows the routes with curl and typed-client snippets", async () => {
+      await go("#/p/shop/api");
+      await waitText("#api--customers", "customers");
+      await waitText(".lead", "v1 is deprecated since 2026-01-31, and stops answering on 2026-12-31");
+      await page.locator(".route-head ::-p-text(/shop/customers/v1/list)").click();
+      await waitText(".route-body", 'curl -H "X-API-SIGNATURE: $API_SIGNATURE_KEY"');
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await shot("api");
+      await fill("#run--customer_orders--customer_id", "1");
+      await button("Run query").click();
+      await page.waitForSelector('[aria-label="Rows of customer_orders"] tbody tr');
+      expect(await text('[aria-label="Rows of customer_orders"]')).toContain("Desk lamp");
+      await fill("#run--customer_orders--customer_id", "x");
+      await button("Run query").click();
+      await waitText("#run--customer_orders-result-error", "400: Invalid request: customer_id must be a number");
+      await fill("#run--customer_orders--customer_id", "1");
+      await button("Run query").click();
+      await page.waitForSelector('[aria-label="Rows of customer_orders"] tbody tr');
+      await shot("api-query");
+    });
 
     it(
       database === "sqlite"
         ? "drafts an extension with the AI generator: the repair loop's messages, the draft as a diff, accepted"
         : "says how to configure a model when none is",
-      { timeout: 180_000 },
       async () => {
         await go("#/p/shop/ai");
         if (!fake) {
@@ -512,7 +487,7 @@ export function studioScenario(database: Database): void {
       },
     );
 
-    it("is usable on a narrow window: no page is wider than it", { timeout: 180_000 }, async () => {
+    it("is usable on a narrow window: no page is wider than it", async () => {
       await page.setViewport({ width: 480, height: 900 });
       try {
         for (const [hash, ready] of [

@@ -86,12 +86,18 @@ export function diffSchemas(from: string | undefined, to: string, target: Target
 
 const DEPLOY_CONFIG = packagePath("src", "cli", "prisma", "deploy.config.ts");
 
-/** Applies a server's pending migrations to a database, with tablegen's own Prisma and adapter. */
-export async function deployMigrations(outDir: string, databaseUrl: string): Promise<string> {
+/**
+ * Applies a server's pending migrations to a database, with tablegen's own Prisma and the adapter
+ * the target's servers migrate with (its `src/prisma-adapter.ts`, a module of src/runtime/).
+ */
+export async function deployMigrations(outDir: string, databaseUrl: string, target: Target): Promise<string> {
+  const adapter = target.runtimeFiles["src/prisma-adapter.ts"];
+  if (adapter === undefined) throw new Error(`the ${target.label} target names no Prisma adapter`);
   return runPrisma(["migrate", "deploy", "--config", DEPLOY_CONFIG], {
     cwd: outDir,
     env: {
       DATABASE_URL: databaseUrl,
+      TABLEGEN_ADAPTER: packagePath("src", "runtime", adapter),
       TABLEGEN_SCHEMA: resolve(outDir, "prisma", "schema.prisma"),
       TABLEGEN_MIGRATIONS: resolve(outDir, "prisma", "migrations"),
     },

@@ -1,0 +1,55 @@
+import pg from "pg";
+import type { Db } from "./db.js";
+import type { Routed, TableWrites } from "./hooked.js";
+
+/** The database as hooks get it: the transaction's pooled connection. */
+export type TransactionDb = pg.PoolClient;
+
+/** Writes with hooks, each in a transaction on a pooled connection of its own. */
+export function openTransactions(db: Db) {
+  return {
+    /** Runs `work` in a transaction; the table's statements are given a Db on its connection. */
+    async run<T>(work: (db: Db, handle: TransactionDb) => Promise<T>): Promise<T> {
+      const client = await db.pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query("BEGIN");
+        const value = await work(onConnection(db, client), client);
+        await client.query("COMMIT");
+        return value;
+      } catch (error) {
+        await client.query("ROLLBACK").catch((failure: Error) => (broken = failure));
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    },
+    /** A table without hooks: its writes need not wait for anything. */
+    waiting: <Table extends TableWrites<never, unknown>>(table: Table) => table as unknown as Routed<Table>,
+    close: () => undefined,
+  };
+}
+
+export type Transactions = ReturnType<typeof openTransactions>;
+
+/**
+ * The table's statements on the transaction's connection, each behind a savepoint: one that fails
+ * (a constraint) is undone alone, so the failure can still be explained by reading, and the
+ * transaction is then rolled back as a whole.
+ */
+function onConnection(db: Db, client: pg.PoolClient): Db {
+  return {
+    pool: db.pool,
+    async query<Row extends pg.QueryResultRow = pg.QueryResultRow>(statement: pg.QueryConfig) {
+      await client.query("SAVEPOINT tablegen_statement");
+      try {
+        const result = await client.query<Row>(statement);
+        await client.query("RELEASE SAVEPOINT tablegen_statement");
+        return result;
+      } catch (error) {
+        if (error instanceof pg.DatabaseError) await client.query("ROLLBACK TO SAVEPOINT tablegen_statement");
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,63 @@
+/** Value formats of the contract, given to Fastify's validator (Ajv) as named formats. */
+
+const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
+const PHONE = /^\+?[0-9 ().-]+$/;
+const DATETIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isEmail(value: string): boolean {
+  return EMAIL.test(value);
+}
+
+export function isPhone(value: string): boolean {
+  if (!PHONE.test(value)) return false;
+  const digits = value.replace(/\D/g, "").length;
+  return digits >= 7 && digits <= 15;
+}
+
+/** The first and last instants both databases store: years 0001 to 9999, in UTC. */
+const FIRST_INSTANT = Date.parse("0001-01-01T00:00:00Z");
+const LAST_INSTANT = Date.parse("9999-12-31T23:59:59.999Z");
+
+/**
+ * RFC 3339 with a time zone: `T` or space, `Z`/`z` or ±hh:mm, a real calendar date, at an instant
+ * of the years 0001 to 9999 in UTC (`0001-01-01T00:30:00+01:00` is not one).
+ */
+export function isDateTime(value: string): boolean {
+  const match = DATETIME.exec(value);
+  if (!match) return false;
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const offsetValid = match[9] === undefined || (Number(match[9]) < 24 && Number(match[10]) < 60);
+  return (
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= daysInMonth &&
+    hour < 24 &&
+    minute < 60 &&
+    second < 60 &&
+    offsetValid &&
+    inStoredYears(value)
+  );
+}
+
+function inStoredYears(value: string): boolean {
+  const instant = Date.parse(value.replace(" ", "T").toUpperCase());
+  return instant >= FIRST_INSTANT && instant <= LAST_INSTANT;
+}
+
+/** By their JSON Schema names: the schemas the server compiles and its OpenAPI documents name them so. */
+export const formats = {
+  email: isEmail,
+  phone: isPhone,
+  "date-time": isDateTime,
+  uuid: UUID,
+};
