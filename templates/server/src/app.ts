@@ -1,5 +1,5 @@
 import type https from "node:https";
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from "fastify";
+import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from "fastify";
 import type { Config } from "./config.js";
 import type { Db } from "./db.js";
 import { loadCustomRoutes, loadHooks } from "./hooks.js";
@@ -13,7 +13,7 @@ import { formats } from "./http/formats.js";
 import { parseJsonBodies } from "./http/json.js";
 import { answerWrongMethods, refusal } from "./http/methods.js";
 import { openLimiter } from "./limits.js";
-import { openLog, type Log } from "./log.js";
+import { openLog, requestLog, type Log } from "./log.js";
 import { api, routes } from "./routes.js";
 import { openStore } from "./store.js";
 
@@ -43,9 +43,8 @@ export async function buildApp(config: Config, db: Db, log: Log = openLog(config
     serverFactory: (handler) => createServer(config, handler) as https.Server,
     clientErrorHandler: answerClientError,
     logger: log.options,
-    // A child logger per request (its lines carry the request's id) only where requests are logged:
-    // above info, a request's rare lines (an error, your code's warnings) go to the server's logger.
-    ...(logsRequests ? {} : { childLoggerFactory: (logger: FastifyBaseLogger) => logger }),
+    // request.log: its lines carry the request's id; made the first time the request logs (src/log.ts).
+    childLoggerFactory: requestLog,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimit,
     routerOptions: { ignoreTrailingSlash: true },

@@ -1,7 +1,6 @@
 import cluster from "node:cluster";
-import type { FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest, FastifyServerOptions } from "fastify";
 import pino from "pino";
-import type { Write } from "./http/audit.js";
 
 /**
  * Bytes of lines held before they are written to standard output: one write(2) per some 80 request
@@ -10,6 +9,15 @@ import type { Write } from "./http/audit.js";
  */
 const BUFFER_BYTES = cluster.isWorker ? 4096 : 16384;
 
+/** What a write's line says of it besides the request's fields (src/http/audit.ts's Write). */
+interface Audited {
+  key: string;
+  action: string;
+  table: string;
+  id: unknown;
+  version: string;
+}
+
 /** The server's log: pino's options for Fastify, and what flushes and writes its buffer. */
 export interface Log {
   /** Fastify's `logger` option. */
@@ -17,7 +25,7 @@ export interface Log {
   /** Writes the buffer now (a clean stop, an uncaught error, a failed start; "Listening on"). */
   flush(): void;
   /** Writes one request's line (LOG_LEVEL info and below), with its write's audit fields if it wrote. */
-  request(request: FastifyRequest, reply: FastifyReply, write: Write | undefined): void;
+  request(request: FastifyRequest, reply: FastifyReply, write: Audited | undefined): void;
 }
 
 /**
@@ -79,4 +87,73 @@ function requestLine(write: (line: string) => void, bindings: string): Log["requ
         `"id":${JSON.stringify(id)},"version":${JSON.stringify(version)},"msg":"write"}\n`,
     );
   };
+}
+
+type Level = "fatal" | "error" | "warn" | "info" | "debug" | "trace";
+type Bindings = Parameters<FastifyBaseLogger["child"]>[0];
+type ChildOptions = NonNullable<Parameters<FastifyBaseLogger["child"]>[1]>;
+
+/**
+ * Fastify's `childLoggerFactory`: `request.log` is the server's logger with the request's id, whose
+ * pino child is made the first time the request logs at an enabled level (an error, a warning,
+ * your code's lines), not for every request: most never log but their request line.
+ */
+export const requestLog: NonNullable<FastifyServerOptions["childLoggerFactory"]> = (logger, bindings, options) =>
+  new RequestLog(logger, bindings, options) as unknown as FastifyBaseLogger;
+
+class RequestLog {
+  #parent: FastifyBaseLogger;
+  #bindings: Bindings;
+  #options: ChildOptions;
+  #child: FastifyBaseLogger | undefined;
+
+  constructor(parent: FastifyBaseLogger, bindings: Bindings, options: ChildOptions) {
+    this.#parent = parent;
+    this.#bindings = bindings;
+    this.#options = options;
+  }
+
+  get #log(): FastifyBaseLogger {
+    return (this.#child ??= this.#parent.child(this.#bindings, this.#options));
+  }
+
+  get level(): string {
+    return this.#child?.level ?? this.#options.level ?? this.#parent.level;
+  }
+
+  set level(level: string) {
+    this.#log.level = level;
+  }
+
+  fatal(...args: unknown[]) {
+    this.#write("fatal", args);
+  }
+  error(...args: unknown[]) {
+    this.#write("error", args);
+  }
+  warn(...args: unknown[]) {
+    this.#write("warn", args);
+  }
+  info(...args: unknown[]) {
+    this.#write("info", args);
+  }
+  debug(...args: unknown[]) {
+    this.#write("debug", args);
+  }
+  trace(...args: unknown[]) {
+    this.#write("trace", args);
+  }
+  silent() {}
+
+  child(bindings: Bindings, options?: ChildOptions): FastifyBaseLogger {
+    return this.#log.child(bindings, options);
+  }
+
+  #write(level: Level, args: unknown[]) {
+    // A line below the level is dropped without making the child.
+    const { values } = pino.levels;
+    if (this.#child === undefined && values[level]! < (values[this.level] ?? Infinity)) return;
+    const log = this.#log;
+    (log[level] as (...args: unknown[]) => void).apply(log, args);
+  }
 }
