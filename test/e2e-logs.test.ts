@@ -226,19 +226,26 @@ describe("request logs on SQLite", () => {
   });
 });
 
-describe("a line logged before an uncaught error", () => {
-  it("is written before the process exits", async () => {
+describe("your code's lines", () => {
+  let dir: string;
+
+  beforeAll(async () => {
     const shared = await sharedExample("blog", "sqlite");
-    const dir = join(await scratchDir("logs-uncaught"), "server");
+    dir = join(await scratchDir("logs-custom"), "server");
     await cp(shared.dir, dir, { recursive: true });
     await mkdir(join(dir, "src/custom"), { recursive: true });
-    // Your own route that logs, answers, then throws outside any request.
+    // Your own routes: one that logs through request.log, one that logs, answers, then throws outside any request.
     await writeFile(
       join(dir, "src/custom/routes.ts"),
       `import type { FastifyPluginAsync } from "fastify";
 import { found } from "../http/envelope.js";
 
 const routes: FastifyPluginAsync = async (app) => {
+  app.get("/noted", async (request) => {
+    request.log.debug("below every level here");
+    request.log.warn({ marker: "noted" }, "your warning");
+    return found({ noted: true });
+  });
   app.get("/explode", async (request) => {
     request.log.info({ marker: "about to explode" }, "your line");
     setTimeout(() => {
@@ -253,6 +260,27 @@ export default routes;
 `,
     );
     await transpile(dir);
+  });
+
+  it("carry the request's id at warn too, where requests are not logged", async () => {
+    const db = await exampleDatabase("blog", "sqlite");
+    const server = await startTranspiled(dir, { DATABASE_URL: db.url, API_SIGNATURE_KEY: KEY, LOG_LEVEL: "warn" });
+    answersOutsideDocuments(server.url);
+    const answer = await fetch(`${server.url}/blog/noted`, { headers: { "x-api-signature": KEY } });
+    expect(answer.status).toBe(200);
+    await server.stop();
+    expect(logLines(server.output())).toEqual([
+      {
+        level: 40,
+        time: expect.any(Number),
+        reqId: expect.stringMatching(/^req-/),
+        marker: "noted",
+        msg: "your warning",
+      },
+    ]);
+  });
+
+  it("are written before the process exits on an uncaught error, with the lines held before them", async () => {
     const db = await exampleDatabase("blog", "sqlite");
     const server = await startTranspiled(dir, { DATABASE_URL: db.url, API_SIGNATURE_KEY: KEY, ...HELD });
     answersOutsideDocuments(server.url);
@@ -263,7 +291,9 @@ export default routes;
     expect(server.process.exitCode).toBe(1);
     expect(server.output()).toContain("Error: thrown outside any request");
     const lines = logLines(server.output().replace(/^(?!\{).*$/gm, ""));
-    expect(lines).toContainEqual(expect.objectContaining({ level: 30, marker: "about to explode", msg: "your line" }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ level: 30, reqId: expect.any(String), marker: "about to explode", msg: "your line" }),
+    );
     expect(lines).toContainEqual(expect.objectContaining({ level: 40, msg: "the last line before the error" }));
     // The lines of the requests before it, held in the buffer, are written too.
     for (const path of sent.paths.filter((path) => path.includes("/show/"))) {
