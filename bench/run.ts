@@ -114,8 +114,8 @@ type Memory = { rssMb: number; peakMb: number; processes: number };
 /** Targets of the issue (a benchmark, not tests). */
 const TARGETS = {
   ratio: { show: 0.8, list: 0.8, create: 0.8 } as Record<string, number | undefined>,
-  /** Issue 18: generated / lean ceiling on every endpoint. */
-  leanRatio: 0.9,
+  /** Generated / lean ceiling on every endpoint: 0.9 in issue 18, 0.95 with request logs on since issue 32. */
+  leanRatio: 0.95,
   /** Issue 18: 200 tables into a fresh directory. */
   generationMs: GENERATION_TARGETS[200]!,
   startupMs: 500,
