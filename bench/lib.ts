@@ -3,7 +3,7 @@
 // load runs.
 import { fork, spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { copyFileSync, existsSync, utimesSync } from "node:fs";
+import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, utimesSync } from "node:fs";
 import { mkdir, mkdtemp, rename, rm } from "node:fs/promises";
 import { request as httpRequest } from "node:http";
 import { createServer } from "node:net";
@@ -50,6 +50,12 @@ export const settings = {
   pg: process.env.BENCH_PG !== "0",
   /** BENCH_KEYS=0 leaves out what API_KEY_<NAME> keys cost a request (bench/keys.ts). */
   keys: process.env.BENCH_KEYS !== "0",
+  /**
+   * BENCH_LOG_LEVEL: every server's LOG_LEVEL (default info, the generated server's default: a line
+   * per request). A server's standard output goes to a file of the scratch directory, as a deployed
+   * server's goes to a file or a log collector, not to this process.
+   */
+  logLevel: process.env.BENCH_LOG_LEVEL || "info",
 };
 
 // ---- processes that must not outlive the benchmark -----------------------------------------
@@ -368,6 +374,10 @@ async function launch(
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   let output = "";
+  // Standard output (the log lines and "Listening on") into a file; standard error piped here.
+  mkdirSync(join(options.serverDir, "logs"), { recursive: true });
+  const logFile = join(options.serverDir, "logs", `${label.replaceAll(/\W+/g, "-")}-${port}.log`);
+  const stdout = openSync(logFile, "a");
   const start = performance.now();
   const spawnedAtUs = Number(process.hrtime.bigint() / 1000n);
   const child = track(
@@ -381,18 +391,19 @@ async function launch(
         PORT: String(port),
         API_SIGNATURE_KEY: KEY,
         DATABASE_URL: options.databaseUrl,
-        LOG_LEVEL: "warn",
+        LOG_LEVEL: settings.logLevel,
         ...options.env,
       },
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: ["ignore", stdout, "pipe"],
       detached: true,
     }),
     true,
   );
-  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  closeSync(stdout);
   child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const everything = () => readFileSync(logFile, "utf8") + output;
   const exited = once(child, "exit").then(([code, signal]) => {
-    throw new Error(`the ${label} exited (${signal ?? code}) before answering:\n${output}`);
+    throw new Error(`the ${label} exited (${signal ?? code}) before answering:\n${everything()}`);
   });
   exited.catch(() => {});
   const kill = (signal: NodeJS.Signals, group: boolean) => {
@@ -409,7 +420,7 @@ async function launch(
     base,
     start,
     spawnedAtUs,
-    output: () => output,
+    output: everything,
     exited,
     firstAnswer: async () => {
       const deadline = start + 30_000;
@@ -422,7 +433,7 @@ async function launch(
         await sleep(5);
       }
       kill("SIGKILL", true);
-      throw new Error(`the ${label} did not answer within 30 s:\n${output}`);
+      throw new Error(`the ${label} did not answer within 30 s:\n${everything()}`);
     },
     stop: async (group) => {
       const timer = setTimeout(() => kill("SIGKILL", true), 10_000);

@@ -300,7 +300,8 @@ async function membersCollection(base: string, token: string, data: string, user
     }),
   });
   if (created.status !== 200) throw new Error(`PocketBase: the collection was refused: ${await created.text()}`);
-  // Its request log off (kept 0 days), as the servers it is compared with log no request at LOG_LEVEL=warn.
+  // Its request log off (kept 0 days): a database write per request (the generated server's request
+  // lines, on at BENCH_LOG_LEVEL=info, go to a file through a buffer).
   const settings = await fetch(`${base}/api/settings`, {
     method: "PATCH",
     headers: { "content-type": "application/json", authorization: token },

@@ -121,7 +121,8 @@ for (const database of ["sqlite", "postgresql"] as const) {
 describe("npm run cluster", () => {
   it("serves from several worker processes on one port and stops on SIGTERM", async () => {
     const { url } = await exampleDatabase("tasks");
-    const env = { DATABASE_URL: url, API_SIGNATURE_KEY: KEY, WORKERS: "2" };
+    // Request lines on (issue 32): each worker's lines go through a buffer of its own into the one pipe.
+    const env = { DATABASE_URL: url, API_SIGNATURE_KEY: KEY, WORKERS: "2", LOG_LEVEL: "info" };
     const { dir } = await sharedExample("tasks");
     const cluster = await startTranspiled(dir, env, "cluster");
     const api = client(`${cluster.url}/tasks`, KEY);
@@ -135,5 +136,18 @@ describe("npm run cluster", () => {
     expect(cluster.output().match(/Listening on/g)).toHaveLength(2);
     await cluster.stop();
     expect(cluster.process.exitCode).toBe(0);
+    // Every request once, each line whole (two workers' writes never mix within a line), each
+    // carrying its worker's pid; no hostname.
+    const lines = cluster
+      .output()
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const requests = lines.filter((line) => line.msg === "request" || line.msg === "write");
+    expect(requests.filter((line) => line.msg === "write")).toHaveLength(50);
+    expect(requests.filter((line) => line.path === "/tasks/tasks/v1/list")).toHaveLength(1);
+    expect(requests).toHaveLength(51);
+    expect(lines.every((line) => typeof line.pid === "number" && !("hostname" in line))).toBe(true);
+    expect(new Set(lines.map((line) => line.pid)).size).toBe(2);
   });
 });

@@ -46,6 +46,7 @@ const SHARED_FILES: Record<string, string> = {
   "src/http/stream.ts": "src/http/stream.ts",
   "src/http/text.ts": "src/http/text.ts",
   "src/list-sql.ts": "src/list-sql.ts",
+  "src/log.ts": "src/log.ts",
   "src/now.ts": "src/now.ts",
   "src/http/methods.ts": "src/http/methods.ts",
   "src/http/validation.ts": "src/http/validation.ts",

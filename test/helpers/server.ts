@@ -107,9 +107,10 @@ export async function startTranspiled(
     waitForOutput,
     stop: async () => {
       forget();
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill("SIGTERM");
-      await once(child, "exit");
+      if (child.stdout!.readableEnded) return;
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      // Until its output is read to the end: the last log lines are written as it stops.
+      await once(child, "close");
     },
   };
 }

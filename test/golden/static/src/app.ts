@@ -1,5 +1,5 @@
 import type https from "node:https";
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from "fastify";
+import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from "fastify";
 import type { Config } from "./config.js";
 import type { Db } from "./db.js";
 import { loadCustomRoutes, loadHooks } from "./hooks.js";
@@ -13,14 +13,18 @@ import { formats } from "./http/formats.js";
 import { parseJsonBodies } from "./http/json.js";
 import { answerWrongMethods, refusal } from "./http/methods.js";
 import { openLimiter } from "./limits.js";
+import { openLog, requestLog, type Log } from "./log.js";
 import { api, routes } from "./routes.js";
 import { openStore } from "./store.js";
 
 /** The log levels at which each request is logged. */
 const LOGGED_REQUESTS = new Set(["info", "debug", "trace"]);
 
-/** The Fastify application: checks, routes and error answers; listening is the caller's. */
-export async function buildApp(config: Config, db: Db): Promise<FastifyInstance> {
+/**
+ * The Fastify application: checks, routes and error answers, logging to `log` (src/log.ts); listening
+ * is the caller's.
+ */
+export async function buildApp(config: Config, db: Db, log: Log = openLog(config)): Promise<FastifyInstance> {
   const corsEnabled = config.corsOrigins.length > 0;
   const isPreflight = (request: FastifyRequest) =>
     corsEnabled && request.method === "OPTIONS" && request.headers["access-control-request-method"] !== undefined;
@@ -38,10 +42,9 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
     https: config.tls ?? null,
     serverFactory: (handler) => createServer(config, handler) as https.Server,
     clientErrorHandler: answerClientError,
-    logger: { level: config.logLevel },
-    // A child logger per request (its lines carry the request's id) only where requests are logged:
-    // above info, a request's rare lines (an error, your code's warnings) go to the server's logger.
-    ...(logsRequests ? {} : { childLoggerFactory: (logger: FastifyBaseLogger) => logger }),
+    logger: log.options,
+    // request.log: its lines carry the request's id; made the first time the request logs (src/log.ts).
+    childLoggerFactory: requestLog,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimit,
     routerOptions: { ignoreTrailingSlash: true },
@@ -109,21 +112,15 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
     reply.header("allow", allow);
     done(refusal());
   });
-  // One line per request at info: method, path without its query string, status and milliseconds;
-  // never a header, so never the key. Not registered above info, where it would cost every request.
-  // A write's line is its audit line (AUDIT_LOG): "write", with the key's name, the action, the
-  // table, the id and the version too.
+  // One line per request at info (src/log.ts): method, path without its query string, status and
+  // milliseconds; never a header, so never the key. Not registered above info, where it would cost
+  // every request. A write's line is its audit line (AUDIT_LOG): "write", with the key's name, the
+  // action, the table, the id and the version too.
   const writes = config.auditLog ? writeLog(app.log, logsRequests) : undefined;
   if (logsRequests) {
-    app.addHook("onResponse", async (request, reply) => {
-      const path = request.url.split("?", 1)[0];
-      const ms = Math.round(reply.elapsedTime * 10) / 10;
-      const { method } = request;
-      const status = reply.statusCode;
-      const write = writes?.of(request);
-      if (write === undefined) return request.log.info({ method, path, status, ms }, "request");
-      const { key, action, table, id, version } = write;
-      request.log.info({ method, path, status, ms, key, action, table, id, version }, "write");
+    app.addHook("onResponse", (request, reply, done) => {
+      log.request(request, reply, writes?.of(request));
+      done();
     });
   }
 

@@ -19,6 +19,8 @@ export interface Config {
   poolSize: number;
   tls?: { cert: Buffer; key: Buffer };
   logLevel: string;
+  /** LOG_FLUSH_MS: how long a log line may wait in its buffer before it is written (0: no buffer, each line at once). */
+  logFlushMs: number;
   timeouts: Timeouts;
 }
 
@@ -67,7 +69,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .filter((origin) => origin.length > 0),
     apiDocs: onOff(env, "API_DOCS"),
     ...tls(env),
-    logLevel: env.LOG_LEVEL || "info",
+    logLevel: logLevel(env),
+    logFlushMs: logFlushMs(env),
     timeouts: timeouts(env),
   };
 }
@@ -98,6 +101,27 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number): number
 function milliseconds(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const value = integer(env, name, fallback);
   if (value === 0) throw new ConfigError(`${name} must be at least 1 (milliseconds)`);
+  return value;
+}
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+function logLevel(env: NodeJS.ProcessEnv): string {
+  const value = env.LOG_LEVEL || "info";
+  if (!LOG_LEVELS.includes(value)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, not "${value}"`);
+  }
+  return value;
+}
+
+/** The longest LOG_FLUSH_MS: a line waits at most a minute in its buffer. */
+const MAX_LOG_FLUSH_MS = 60_000;
+
+function logFlushMs(env: NodeJS.ProcessEnv): number {
+  const value = integer(env, "LOG_FLUSH_MS", 100);
+  if (value > MAX_LOG_FLUSH_MS) {
+    throw new ConfigError(`LOG_FLUSH_MS must be at most ${MAX_LOG_FLUSH_MS} (milliseconds), not ${value}`);
+  }
   return value;
 }
 
