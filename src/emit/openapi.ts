@@ -247,7 +247,6 @@ function filterParameters(table: Table): JsonSchema[] {
       name: `${name}[${operator}]`,
       in: "query",
       ...(operator === "in" && { style: "form", explode: false }),
-      example: operator === "in" ? [example] : operator === "null" ? false : example,
       schema:
         operator === "in"
           ? { type: "array", items: valueSchema(kind), minItems: 1 }
@@ -256,6 +255,9 @@ function filterParameters(table: Table): JsonSchema[] {
             : operator === "contains"
               ? { type: "string" }
               : valueSchema(kind),
+      ...(example !== undefined && {
+        example: operator === "in" ? [example] : operator === "null" ? false : example,
+      }),
     })),
   ]);
 }
