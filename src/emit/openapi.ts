@@ -517,7 +517,8 @@ function description(model: Model, version: string): string {
       "A failure has `success: false`, a message saying why and `data: []`.",
     "",
     "Records carry every field, `id` first; an unset field is null. DATETIME values are answered as " +
-      "`YYYY-MM-DDTHH:MM:SSZ` and accepted as RFC 3339 date-times with a time zone.",
+      "`YYYY-MM-DDTHH:MM:SSZ` and accepted as RFC 3339 date-times with a time zone, at an instant of the " +
+      "years 0001 to 9999 in UTC.",
     "",
     "Beyond the operations below, an unknown path is a 404 (`Data not found`), a known path asked with " +
       "another method a 405 (`Method not allowed`), and request headers too large a 431.",
