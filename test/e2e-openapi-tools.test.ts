@@ -229,7 +229,8 @@ function exampleRequest(document: OpenApiDocument, path: string, operation: Json
   const query = new URLSearchParams(
     parameters
       .filter((parameter) => parameter.in === "query")
-      .map((parameter) => [parameter.name, text(parameter.example)]),
+      // An optional parameter's example is in its schema.
+      .map((parameter) => [parameter.name, text(parameter.example ?? parameter.schema.examples[0])]),
   );
   const body = operation.requestBody?.content["application/json"].example;
   return { url: `${url}${query.size > 0 ? `?${query}` : ""}`, body };

@@ -231,6 +231,16 @@ const FILTERS =
   "or equal, less, less or equal (numbers, text, date-times); `[in]` is one of the values, separated by " +
   "commas; `[contains]` contains the text, ignoring case; `[null]=true` is null, `[null]=false` is not.";
 
+/**
+ * An optional query parameter's schema with its example, as JSON Schema's `examples`: a parameter's
+ * own `example` is what Swagger UI fills in to try a request, and a list tried with every filter
+ * filled in would answer nothing (or 400: `after` and `offset` cannot be combined). A required
+ * parameter (a path's id, a query's) takes `example`, filled in.
+ */
+function withExample(schema: JsonSchema, example: unknown): JsonSchema {
+  return example === undefined ? schema : { ...schema, examples: [example] };
+}
+
 /** The parameters of a list that are not filters, which take their names first. */
 const LIST_PARAMETERS: ReadonlySet<string> = new Set(["limit", "offset", "sort", "after", "count"]);
 
@@ -242,12 +252,12 @@ function filterParameters(table: Table): JsonSchema[] {
   ];
   return fields.flatMap(({ name, kind, example }) => [
     // A field named like a list parameter (`count`) is filtered with `count[ne]` and the like only.
-    ...(LIST_PARAMETERS.has(name) ? [] : [{ name, in: "query", schema: valueSchema(kind), example }]),
+    ...(LIST_PARAMETERS.has(name) ? [] : [{ name, in: "query", schema: withExample(valueSchema(kind), example) }]),
     ...OPERATORS.filter(([, applies]) => applies(kind)).map(([operator]) => ({
       name: `${name}[${operator}]`,
       in: "query",
       ...(operator === "in" && { style: "form", explode: false }),
-      schema:
+      schema: withExample(
         operator === "in"
           ? { type: "array", items: valueSchema(kind), minItems: 1 }
           : operator === "null"
@@ -255,9 +265,8 @@ function filterParameters(table: Table): JsonSchema[] {
             : operator === "contains"
               ? { type: "string" }
               : valueSchema(kind),
-      ...(example !== undefined && {
-        example: operator === "in" ? [example] : operator === "null" ? false : example,
-      }),
+        example === undefined ? undefined : operator === "in" ? [example] : operator === "null" ? false : example,
+      ),
     })),
   ]);
 }
@@ -279,8 +288,8 @@ function listParameters(table: Table): JsonSchema[] {
         type: "array",
         items: { type: "string", enum: sortable.flatMap((name) => [name, `-${name}`]) },
         minItems: 1,
+        examples: [["-id"]],
       },
-      example: ["-id"],
     },
     {
       name: "after",
@@ -288,8 +297,7 @@ function listParameters(table: Table): JsonSchema[] {
       description:
         "Keyset paging: the records after this id in id order (before it with `sort=-id`). " +
         "Cannot be combined with `offset` or a sort on another field.",
-      schema: table.id === "uuid" ? valueSchema("uuid") : valueSchema("integer"),
-      example: tableIdExample(table),
+      schema: withExample(valueSchema(table.id === "uuid" ? "uuid" : "integer"), tableIdExample(table)),
     },
     ref("parameters", "count"),
     ...filterParameters(table),
@@ -607,22 +615,19 @@ export function openApiDocument(model: Model, version: string): JsonSchema {
           name: "limit",
           in: "query",
           description: "Page size. A page cut by the limit carries a `Link` header to the next one.",
-          schema: { type: "integer", minimum: 1, maximum: 1000 },
-          example: 20,
+          schema: { type: "integer", minimum: 1, maximum: 1000, examples: [20] },
         },
         offset: {
           name: "offset",
           in: "query",
           description: "Records to skip before the page.",
-          schema: { type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
-          example: 0,
+          schema: { type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER, examples: [0] },
         },
         count: {
           name: "count",
           in: "query",
           description: "`true` adds `X-Total-Count`, the number of records the filters match.",
-          schema: { type: "boolean" },
-          example: true,
+          schema: { type: "boolean", examples: [true] },
         },
       },
       schemas,

@@ -218,8 +218,8 @@ describe("the OpenAPI document of a version", () => {
       "after",
       "count",
     ]);
-    expect(byName.get("limit")!.schema).toEqual({ type: "integer", minimum: 1, maximum: 1000 });
-    expect(byName.get("count")!.schema).toEqual({ type: "boolean" });
+    expect(byName.get("limit")!.schema).toEqual({ type: "integer", minimum: 1, maximum: 1000, examples: [20] });
+    expect(byName.get("count")!.schema).toEqual({ type: "boolean", examples: [true] });
     expect(byName.get("sort")).toMatchObject({ style: "form", explode: false });
     expect(byName.get("sort")!.schema.items.enum).toEqual(
       ["id", "title", "body", "published", "rating", "user_id", "category_id", "published_at"].flatMap((name) => [
@@ -240,12 +240,22 @@ describe("the OpenAPI document of a version", () => {
       explode: false,
       schema: { type: "array", items: { type: "string", format: "uuid" } },
     });
-    expect(byName.get("published_at[gte]")!.schema).toEqual({ type: "string", format: "date-time" });
-    expect(byName.get("rating[lt]")!.schema).toEqual({ type: "number" });
-    expect(byName.get("id[gt]")!.schema).toEqual({ type: "integer", minimum: -2147483648, maximum: 2147483647 });
+    expect(byName.get("published_at[gte]")!.schema).toEqual({
+      type: "string",
+      format: "date-time",
+      examples: ["2024-01-31T12:00:00Z"],
+    });
+    expect(byName.get("rating[lt]")!.schema).toEqual({ type: "number", examples: [1.5] });
+    expect(byName.get("id[gt]")!.schema).toEqual({
+      type: "integer",
+      minimum: -2147483648,
+      maximum: 2147483647,
+      examples: [1],
+    });
     expect(operation(v1, "listCategories").parameters.find((p: Json) => p.name === "after").schema).toEqual({
       type: "string",
       format: "uuid",
+      examples: [UUID_EXAMPLES[0]],
     });
     expect(Object.keys(operation(v1, "listPosts").responses["200"].headers)).toEqual(["X-Total-Count", "Link"]);
   });
@@ -346,7 +356,10 @@ describe("examples and patterns", () => {
     for (const { method, path, operation: op } of operations(document)) {
       for (const parameter of (op.parameters ?? []) as Json[]) {
         const resolved = resolve(document, parameter);
-        found.push([`${method} ${path} ${resolved.name}`, resolved.schema, resolved.example]);
+        // A required parameter's own example (tools fill it in); an optional one's in its schema.
+        expect(resolved.example === undefined, `${path} ${resolved.name}`).toBe(!resolved.required);
+        const example = resolved.example ?? resolved.schema.examples?.[0];
+        found.push([`${method} ${path} ${resolved.name}`, resolved.schema, example]);
       }
       const body = op.requestBody?.content["application/json"];
       if (body) found.push([`${method} ${path} body`, resolve(document, body.schema), body.example]);
@@ -389,10 +402,11 @@ describe("examples and patterns", () => {
     expect(schemas.PostsRecord.properties.user_id.examples).toEqual([1]);
     expect(schemas.PostsRecord.properties.category_id.examples).toEqual(["00000000-0000-4000-8000-000000000001"]);
     expect(schemas.UsersRecord.properties.id.examples).toEqual([1]);
-    // The list's own parameters and each field's filters.
+    // The list's own parameters and each field's filters: optional, so in their schemas, which a page
+    // trying the list does not fill in (it would filter on every field at once).
     expect(
       ["limit", "offset", "sort", "after", "count", "title", "title[in]", "title[null]", "user_id[gt]"].map(
-        (name) => parameter("listPosts", name).example,
+        (name) => parameter("listPosts", name).schema.examples[0],
       ),
     ).toEqual([20, 0, ["-id"], 1, true, "Example title", ["Example title"], false, 1]);
     // Derived from the type, the format, the default and the maxLength.
@@ -447,9 +461,9 @@ describe("examples and patterns", () => {
   it("take the manifest's example: in records, bodies and filters, under the field's name in each version", () => {
     const [first, second] = everyDocuments as [OpenApiDocument, OpenApiDocument];
     expect((first.components.schemas as Json).PeopleRecord.properties.born.examples).toEqual(["1815-12-10T00:00:00Z"]);
-    expect(operation(first, "listPeople").parameters.find((p: Json) => p.name === "born[lt]").example).toBe(
+    expect(operation(first, "listPeople").parameters.find((p: Json) => p.name === "born[lt]").schema.examples).toEqual([
       "1815-12-10T00:00:00Z",
-    );
+    ]);
     expect((second.components.schemas as Json).PeopleUpdate.properties.handle.examples).toEqual(["Example handle"]);
     expect((second.components.schemas as Json).TeamsRecord.properties.title.examples).toEqual(["Analytical engines"]);
   });
