@@ -24,6 +24,7 @@ const UNIT = [
   "test/cli/init.test.ts",
   "test/cli/queries.test.ts",
   "test/runtime/api-keys.test.ts",
+  "test/runtime/formats.test.ts",
   "test/studio/units.test.ts",
 ];
 

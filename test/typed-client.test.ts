@@ -125,7 +125,13 @@ describe("typed clients of versions that differ", () => {
         join(REPO, "test", "golden", "cases", "versions", "sqlite", "openapi", `${version}.json`),
       ])
     ).stdout;
-  const record = (text: string) => /CustomersRecord: \{([^}]*)\}/.exec(text)![1]!.replace(/\s+/g, " ").trim();
+  // The record's fields, without their doc comments (each field's example, since issue 31).
+  const record = (text: string) =>
+    /CustomersRecord: \{([^}]*)\}/
+      .exec(text)![1]!
+      .replace(/\/\*\*[\s\S]*?\*\//g, "")
+      .replace(/\s+/g, " ")
+      .trim();
 
   it("have each version's fields, under its names; v1's operations deprecated", async () => {
     const [v1, v2] = await Promise.all([types("v1"), types("v2")]);

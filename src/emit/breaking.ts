@@ -1,3 +1,4 @@
+import { FORMAT_PATTERNS } from "../runtime/formats.ts";
 import type { JsonSchema } from "./schemas.ts";
 
 /**
@@ -7,7 +8,9 @@ import type { JsonSchema } from "./schemas.ts";
  * parameter or field, no new requirement, no narrower type, format or bound), answers only more
  * narrowly (no removed or renamed field, no wider type, no changed message or status). Driven by
  * the documents alone, `$ref`s resolved: a break inside a shared component (`PostsRecord`, the
- * `NotFound` response) is located there, once.
+ * `NotFound` response) is located there, once. Examples are not promises: they may change freely.
+ * A format of the contract's own (`phone`, `email`) is the pattern the server checks it with: the
+ * same pattern given beside it (as documents do since issue 31) adds nothing, and is not compared.
  *
  * One line per break, in the order of the published document: `<version>: <where>: <what>`.
  */
@@ -243,9 +246,9 @@ class Comparison {
         report("no longer accepts fields it does not name");
     }
     const [narrower, wider] = at.request ? [next, old] : [old, next];
-    if (narrower.pattern !== undefined && narrower.pattern !== wider.pattern)
+    if (pattern(narrower) !== undefined && pattern(narrower) !== pattern(wider))
       report(
-        `changed pattern from ${JSON.stringify(old.pattern ?? "none")} to ${JSON.stringify(next.pattern ?? "none")}`,
+        `changed pattern from ${JSON.stringify(pattern(old) ?? "none")} to ${JSON.stringify(pattern(next) ?? "none")}`,
       );
     for (const keyword of OPAQUE) {
       if (JSON.stringify(old[keyword]) !== JSON.stringify(next[keyword])) report(`changed its ${keyword}`);
@@ -362,6 +365,11 @@ function parameters(document: Json, { item, operation }: Operation): Map<string,
       return [`${String(resolved.in)} ${String(resolved.name)}`, resolved];
     }),
   );
+}
+
+/** The pattern a schema adds to its format: none when it is the pattern of the format itself. */
+function pattern(schema: Json): unknown {
+  return schema.pattern === FORMAT_PATTERNS[schema.format as keyof typeof FORMAT_PATTERNS] ? undefined : schema.pattern;
 }
 
 function types(schema: Json): string[] | undefined {

@@ -5,12 +5,16 @@ import { tableNames } from "../targets/tables.ts";
 import { goneMessage, tableInVersion } from "../model/versions.ts";
 import { paramValueSchema, queryRowSchema } from "./queries.ts";
 import { idSchema, tableSchemas, valueSchema, type JsonSchema } from "./schemas.ts";
+import { createExample, fieldExample, tableIdExample, typeExample, type Ordinal } from "./examples.ts";
+import { FORMAT_PATTERNS } from "../runtime/formats.ts";
 
 /**
  * The OpenAPI 3.1 document of each version of the API (`openapi/<version>.json` in the server):
  * every route and custom query the version serves, with the JSON Schemas the server compiles
  * (`tableSchemas`, shared with `src/schemas/<table>.ts`), every answer and its status, the key
- * as an `apiKey` security scheme, and the manifest's descriptions.
+ * as an `apiKey` security scheme, and the manifest's descriptions. Every field, body and parameter
+ * carries an example the server accepts (src/emit/examples.ts), every failure an example of its
+ * envelope, and every format of the contract's own the `pattern` the server checks it with.
  */
 export function openApiDocuments(model: Model): Map<string, JsonSchema> {
   return new Map(model.versions.map((version) => [version, openApiDocument(model, version)]));
@@ -67,7 +71,14 @@ const RETRY_AFTER = {
 };
 
 const ref = (kind: "schemas" | "responses" | "parameters", name: string) => ({ $ref: `#/components/${kind}/${name}` });
-const json = (schema: JsonSchema) => ({ "application/json": { schema } });
+const json = (schema: JsonSchema, example?: unknown) => ({
+  "application/json": { schema, ...(example !== undefined && { example }) },
+});
+
+/** A failure's body, with an example of its envelope: the message, or one of its messages. */
+function failureContent(message: JsonSchema, example: string) {
+  return json(failureSchema(message), { success: false, message: example, data: [] });
+}
 
 /** The answer of a failure: the envelope with `success: false`, the message, and `data: []`. */
 function failureSchema(message: JsonSchema): JsonSchema {
@@ -98,8 +109,8 @@ function successSchema(message: string, data?: JsonSchema): JsonSchema {
 }
 
 /** A 409 and its message. */
-function conflict(description: string, message: JsonSchema): JsonSchema {
-  return { description, content: json(failureSchema(message)) };
+function conflict(description: string, message: JsonSchema, example: string): JsonSchema {
+  return { description, content: failureContent(message, example) };
 }
 
 /**
@@ -220,23 +231,33 @@ const FILTERS =
   "or equal, less, less or equal (numbers, text, date-times); `[in]` is one of the values, separated by " +
   "commas; `[contains]` contains the text, ignoring case; `[null]=true` is null, `[null]=false` is not.";
 
+/**
+ * An optional query parameter's schema with its example, as JSON Schema's `examples`: a parameter's
+ * own `example` is what Swagger UI fills in to try a request, and a list tried with every filter
+ * filled in would answer nothing (or 400: `after` and `offset` cannot be combined). A required
+ * parameter (a path's id, a query's) takes `example`, filled in.
+ */
+function withExample(schema: JsonSchema, example: unknown): JsonSchema {
+  return example === undefined ? schema : { ...schema, examples: [example] };
+}
+
 /** The parameters of a list that are not filters, which take their names first. */
 const LIST_PARAMETERS: ReadonlySet<string> = new Set(["limit", "offset", "sort", "after", "count"]);
 
 /** The filters of a list: `<field>=<value>` and `<field>[<op>]=<value>` for every field, id included. */
 function filterParameters(table: Table): JsonSchema[] {
-  const fields: { name: string; kind: ValueKind }[] = [
-    { name: "id", kind: table.id === "uuid" ? "uuid" : "integer" },
-    ...table.fields.map((field: Field) => ({ name: field.name, kind: field.kind })),
+  const fields: { name: string; kind: ValueKind; example: unknown }[] = [
+    { name: "id", kind: table.id === "uuid" ? "uuid" : "integer", example: tableIdExample(table) },
+    ...table.fields.map((field: Field) => ({ name: field.name, kind: field.kind, example: fieldExample(field) })),
   ];
-  return fields.flatMap(({ name, kind }) => [
+  return fields.flatMap(({ name, kind, example }) => [
     // A field named like a list parameter (`count`) is filtered with `count[ne]` and the like only.
-    ...(LIST_PARAMETERS.has(name) ? [] : [{ name, in: "query", schema: valueSchema(kind) }]),
+    ...(LIST_PARAMETERS.has(name) ? [] : [{ name, in: "query", schema: withExample(valueSchema(kind), example) }]),
     ...OPERATORS.filter(([, applies]) => applies(kind)).map(([operator]) => ({
       name: `${name}[${operator}]`,
       in: "query",
       ...(operator === "in" && { style: "form", explode: false }),
-      schema:
+      schema: withExample(
         operator === "in"
           ? { type: "array", items: valueSchema(kind), minItems: 1 }
           : operator === "null"
@@ -244,6 +265,8 @@ function filterParameters(table: Table): JsonSchema[] {
             : operator === "contains"
               ? { type: "string" }
               : valueSchema(kind),
+        example === undefined ? undefined : operator === "in" ? [example] : operator === "null" ? false : example,
+      ),
     })),
   ]);
 }
@@ -265,6 +288,7 @@ function listParameters(table: Table): JsonSchema[] {
         type: "array",
         items: { type: "string", enum: sortable.flatMap((name) => [name, `-${name}`]) },
         minItems: 1,
+        examples: [["-id"]],
       },
     },
     {
@@ -273,7 +297,7 @@ function listParameters(table: Table): JsonSchema[] {
       description:
         "Keyset paging: the records after this id in id order (before it with `sort=-id`). " +
         "Cannot be combined with `offset` or a sort on another field.",
-      schema: table.id === "uuid" ? valueSchema("uuid") : valueSchema("integer"),
+      schema: withExample(valueSchema(table.id === "uuid" ? "uuid" : "integer"), tableIdExample(table)),
     },
     ref("parameters", "count"),
     ...filterParameters(table),
@@ -283,13 +307,15 @@ function listParameters(table: Table): JsonSchema[] {
 // ---------------------------------------------------------------------------------------------
 // The document
 
-function idParameter(table: Table): JsonSchema {
+/** The path's id: the first record's (show, update), or the second's (delete: the one a create's example makes). */
+function idParameter(table: Table, ordinal: Ordinal): JsonSchema {
   return {
     name: "id",
     in: "path",
     required: true,
     description: `The record's id. An id that cannot exist on ${table.name} is answered like a missing one: 404.`,
     schema: idSchema(table),
+    example: tableIdExample(table, ordinal),
   };
 }
 
@@ -304,7 +330,9 @@ function tableOperations(table: Table, model: Model, version: string, operationI
     // The server names the stored field, which a version may answer under another name.
     .map((field) => `Invalid request: ${"column" in field ? field.column : field.name} already exists`);
   const uniqueConflict: Record<number, JsonSchema> =
-    unique.length > 0 ? { 409: conflict("A unique field holds a value another record has.", { enum: unique }) } : {};
+    unique.length > 0
+      ? { 409: conflict("A unique field holds a value another record has.", { enum: unique }, unique[0]!) }
+      : {};
   // A version's refusals name only the tables it has (the others are among `other records`).
   const refusals = refusingReferences(table, model);
   const present = new Set(
@@ -318,11 +346,13 @@ function tableOperations(table: Table, model: Model, version: string, operationI
     description,
     content: json(successSchema(message, ref("schemas", names.record))),
   });
-  const body = (name: string, description: string) => ({
+  const body = (name: string, description: string, example: Record<string, unknown>) => ({
     required: true,
     description,
-    content: json(ref("schemas", name)),
+    content: json(ref("schemas", name), example),
   });
+  const examples = (value: (field: Field) => unknown) =>
+    Object.fromEntries(table.fields.map((field) => [field.name, value(field)]).filter(([, v]) => v !== undefined));
 
   return {
     [`${base}/list`]: {
@@ -362,7 +392,7 @@ function tableOperations(table: Table, model: Model, version: string, operationI
         summary: `Get a record from ${table.name}`,
         ...(about && { description: table.description }),
         tags,
-        parameters: [idParameter(table)],
+        parameters: [idParameter(table, 1)],
         responses: responses({ 200: recordAnswer("Data found.", "The record.") }, [403, 404]),
       },
     },
@@ -374,7 +404,7 @@ function tableOperations(table: Table, model: Model, version: string, operationI
           `${about}The server assigns the id; a field left out takes its default, or null. ` +
           "Every problem of the body is reported at once, in one 400.",
         tags,
-        requestBody: body(names.create, "The new record's fields."),
+        requestBody: body(names.create, "The new record's fields.", examples(createExample)),
         responses: responses(
           {
             201: recordAnswer("Record created successfully.", "The created record, with its id."),
@@ -391,8 +421,8 @@ function tableOperations(table: Table, model: Model, version: string, operationI
         summary: `Update a record in ${table.name}`,
         description: `${about}Changes the fields the body names (at least one); the others keep their values.`,
         tags,
-        parameters: [idParameter(table)],
-        requestBody: body(names.update, "The fields to change."),
+        parameters: [idParameter(table, 1)],
+        requestBody: body(names.update, "The fields to change.", examples(fieldExample)),
         responses: responses(
           {
             200: recordAnswer("Record updated successfully.", "The whole record, as updated."),
@@ -409,7 +439,7 @@ function tableOperations(table: Table, model: Model, version: string, operationI
         summary: `Delete a record from ${table.name}`,
         ...(about && { description: table.description }),
         tags,
-        parameters: [idParameter(table)],
+        parameters: [idParameter(table, 2)],
         responses: responses(
           {
             200: { description: "Deleted.", content: json(successSchema("Record deleted successfully.")) },
@@ -417,6 +447,7 @@ function tableOperations(table: Table, model: Model, version: string, operationI
             409: conflict(
               "Other records refer to this one (onDelete: restrict): the message names their tables.",
               referencedMessages(referrers),
+              `Record is referenced by ${referrers[0] ?? "other records"}`,
             ),
           },
           // A delete needs no body, but one sent is read like any other (400, 413, 415).
@@ -454,6 +485,7 @@ function queryOperation(query: Query, project: string, version: string, operatio
           required: true,
           description: `Bound to :${param.name} (${param.type}).`,
           schema: paramValueSchema(param),
+          example: typeExample(param.type, param.kind, param.name),
         })),
         responses: responses(
           {
@@ -493,7 +525,8 @@ function description(model: Model, version: string): string {
       "A failure has `success: false`, a message saying why and `data: []`.",
     "",
     "Records carry every field, `id` first; an unset field is null. DATETIME values are answered as " +
-      "`YYYY-MM-DDTHH:MM:SSZ` and accepted as RFC 3339 date-times with a time zone.",
+      "`YYYY-MM-DDTHH:MM:SSZ` and accepted as RFC 3339 date-times with a time zone, at an instant of the " +
+      "years 0001 to 9999 in UTC.",
     "",
     "Beyond the operations below, an unknown path is a 404 (`Data not found`), a known path asked with " +
       "another method a 405 (`Method not allowed`), and request headers too large a 431.",
@@ -511,23 +544,32 @@ export function openApiDocument(model: Model, version: string): JsonSchema {
   const schemas: Record<string, JsonSchema> = {};
   for (const table of tables) {
     const { record, create, update } = tableSchemas(table);
-    schemas[tableNames(table.name).record] = record;
-    schemas[`${pascalCase(table.name)}Create`] = create;
-    schemas[`${pascalCase(table.name)}Update`] = update;
+    const id = { id: tableIdExample(table) };
+    schemas[tableNames(table.name).record] = documented(record, table, fieldExample, id);
+    schemas[`${pascalCase(table.name)}Create`] = documented(create, table, createExample);
+    schemas[`${pascalCase(table.name)}Update`] = documented(update, table, fieldExample);
   }
   const failureResponses: Record<string, JsonSchema> = {
     [BAD_REQUEST]: {
       description: "The request is not valid: the message lists every problem, joined with `; `.",
-      content: json(failureSchema({ pattern: "^Invalid request: " })),
+      content: failureContent(
+        { pattern: "^Invalid request: " },
+        "Invalid request: limit must be an integer from 1 to 1000",
+      ),
     },
   };
+  // A key's refusal names an operation of the version's first table (or query), as the server's would.
+  const refused = tables[0]
+    ? `This key may not delete ${tables[0].name}.`
+    : `This key may not run the ${queries[0]?.name ?? "report"} query.`;
   for (const [status, [name, message, text]] of Object.entries(FAILURES)) {
     const messages =
       typeof message === "string" ? { const: message } : "pattern" in message ? message : { enum: [...message] };
+    const example = typeof message === "string" ? message : "pattern" in message ? refused : message[0];
     failureResponses[name] = {
       description: text,
       ...(status === "429" && { headers: RETRY_AFTER }),
-      content: json(failureSchema(messages)),
+      content: failureContent(messages, example),
     };
   }
 
@@ -573,19 +615,19 @@ export function openApiDocument(model: Model, version: string): JsonSchema {
           name: "limit",
           in: "query",
           description: "Page size. A page cut by the limit carries a `Link` header to the next one.",
-          schema: { type: "integer", minimum: 1, maximum: 1000 },
+          schema: { type: "integer", minimum: 1, maximum: 1000, examples: [20] },
         },
         offset: {
           name: "offset",
           in: "query",
           description: "Records to skip before the page.",
-          schema: { type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+          schema: { type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER, examples: [0] },
         },
         count: {
           name: "count",
           in: "query",
           description: "`true` adds `X-Total-Count`, the number of records the filters match.",
-          schema: { type: "boolean" },
+          schema: { type: "boolean", examples: [true] },
         },
       },
       schemas,
@@ -602,7 +644,7 @@ export function openApiDocument(model: Model, version: string): JsonSchema {
     const message = goneMessage(version, deprecation.sunset);
     failureResponses[GONE] = {
       description: `The version's sunset, ${deprecation.sunset}, has passed: it serves no more requests.`,
-      content: json(failureSchema({ const: message })),
+      content: failureContent({ const: message }, message),
     };
     for (const [path, operations] of Object.entries(document.paths) as [string, Record<string, JsonSchema>][]) {
       if (path === documentPath) continue;
@@ -612,6 +654,35 @@ export function openApiDocument(model: Model, version: string): JsonSchema {
     }
   }
   return withoutUnusedComponents(document);
+}
+
+/**
+ * A table's schema as the document gives it: the object the server compiles, each property with its
+ * example and, for a format of the contract's own (phone, email), the `pattern` the server checks
+ * it with; neither changes what the schema accepts.
+ */
+function documented(
+  schema: JsonSchema,
+  table: Table,
+  example: (field: Field) => unknown,
+  extra: Record<string, unknown> = {},
+): JsonSchema {
+  const values: Record<string, unknown> = {
+    ...extra,
+    ...Object.fromEntries(table.fields.map((field) => [field.name, example(field)])),
+  };
+  const properties = Object.entries(schema.properties as Record<string, JsonSchema>).map(([name, property]) => {
+    const pattern = FORMAT_PATTERNS[property.format as keyof typeof FORMAT_PATTERNS];
+    return [
+      name,
+      {
+        ...property,
+        ...(pattern !== undefined && { pattern }),
+        ...(values[name] !== undefined && { examples: [values[name]] }),
+      },
+    ];
+  });
+  return { ...schema, properties: Object.fromEntries(properties) };
 }
 
 /** The document without the shared parameters and responses none of its operations refers to. */

@@ -58,6 +58,9 @@ export const fieldObjectSchema = z
     renamedFrom: z.string().optional().describe("The field's previous name, so a migration keeps its data"),
     index: z.boolean().optional().describe("Index the field, for fast list filters and sorts on it"),
     description: z.string().optional().describe("What the field holds, for the API's documentation"),
+    example: literalSchema
+      .optional()
+      .describe("A value the field may hold, for the API's documentation and the tools that read it"),
     versions: z
       .array(z.string())
       .optional()

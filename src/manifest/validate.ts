@@ -663,6 +663,20 @@ function checkField(field: Partial<RawFieldObject>, context: FieldContext, repor
       report([...path, "default"], "must not be empty: a required field refuses the empty string");
     }
   }
+  if (field.example !== undefined && (field.references === undefined || referenced !== undefined)) {
+    const problem =
+      referenced !== undefined
+        ? referenceDefaultProblem(field.example, referenced, context.idKinds.get(referenced) === "uuid")
+        : type === "DATETIME"
+          ? typeof field.example === "string" && isDateTime(field.example)
+            ? undefined
+            : `must be a date-time with a time zone, like 2024-01-31T12:00:00Z, not ${describe(field.example)}`
+          : defaultProblem(type, field.example, maxLengthValid ? field.maxLength : undefined, field.integer === true);
+    if (problem) report([...path, "example"], problem);
+    else if (field.example === "" && isText && field.required) {
+      report([...path, "example"], "must not be empty: a required field refuses the empty string");
+    }
+  }
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

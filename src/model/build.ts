@@ -113,6 +113,7 @@ function buildField(name: string, spec: RawFieldObject, idKinds: Map<string, str
     ...(maxLength !== undefined && { maxLength }),
     ...(spec.renamedFrom !== undefined && { renamedFrom: spec.renamedFrom }),
     ...described(spec.description),
+    ...(spec.example !== undefined && { example: spec.example }),
     ...(spec.versions !== undefined && { versions: spec.versions }),
     ...(spec.names !== undefined && Object.keys(spec.names).length > 0 && { names: spec.names }),
     ...(spec.inVersions !== undefined && { inVersions: versionRules(spec.inVersions) }),

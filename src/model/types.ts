@@ -59,6 +59,8 @@ export interface Field {
   maxLength?: number;
   renamedFrom?: string;
   description?: string;
+  /** The manifest's example of a value, for the OpenAPI documents (derived there when absent). */
+  example?: string | number | boolean;
   relation?: Relation;
   /** The versions whose records and inputs have the field; absent: every version of its table. */
   versions?: string[];

@@ -1,7 +1,20 @@
 /** Value formats of the contract, given to Fastify's validator (Ajv) as named formats. */
 
-const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
-const PHONE = /^\+?[0-9 ().-]+$/;
+/**
+ * The checks of the contract's own formats as regular expressions (JSON Schema `pattern`s): the
+ * server's check is the expression, and the OpenAPI documents give it as the format's `pattern`, so
+ * a tool reading a document accepts and makes exactly the values the server does.
+ */
+export const FORMAT_PATTERNS = {
+  /** Something, `@`, a domain of at least two labels; no spaces. */
+  email: "^[^\\s@]+@[^\\s@.]+(\\.[^\\s@.]+)+$",
+  /** An optional `+`, then 7 to 15 digits, with spaces, dots, dashes and parentheses between them. */
+  phone: "^\\+?(?:[ ().-]*[0-9]){7,15}[ ().-]*$",
+} as const;
+
+// With the `u` flag, as Ajv compiles a `pattern`.
+const EMAIL = new RegExp(FORMAT_PATTERNS.email, "u");
+const PHONE = new RegExp(FORMAT_PATTERNS.phone, "u");
 const DATETIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -10,9 +23,7 @@ export function isEmail(value: string): boolean {
 }
 
 export function isPhone(value: string): boolean {
-  if (!PHONE.test(value)) return false;
-  const digits = value.replace(/\D/g, "").length;
-  return digits >= 7 && digits <= 15;
+  return PHONE.test(value);
 }
 
 /** The first and last instants both databases store: years 0001 to 9999, in UTC. */

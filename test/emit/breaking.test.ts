@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { breakingChanges, documentBreaks } from "../../src/emit/breaking.ts";
 import { openApiDocuments } from "../../src/emit/openapi.ts";
 import type { JsonSchema } from "../../src/emit/schemas.ts";
+import { FORMAT_PATTERNS } from "../../src/runtime/formats.ts";
 import { modelFromText } from "../helpers/manifest.ts";
 
 // The breaking-change guard's comparison: the OpenAPI documents the real emitter makes of a
@@ -202,6 +203,33 @@ describe("the breaking-change guard's comparison", () => {
     expect(documentBreaks("v1", published.get("v1")!, before)).toContain(
       "v1: GET /shop/customers/v1/list: response 403 removed",
     );
+  });
+
+  it("takes examples, and the pattern of a format of the contract's own, as no change (issue 31)", () => {
+    // v1 as a tablegen before issue 31 wrote it: no examples, and formats without their patterns.
+    const patterns: unknown[] = Object.values(FORMAT_PATTERNS);
+    const before = JSON.parse(
+      JSON.stringify(published.get("v1")!, (key, value) =>
+        key === "example" || key === "examples" || (key === "pattern" && patterns.includes(value)) ? undefined : value,
+      ),
+    );
+    expect(JSON.stringify(before)).not.toMatch(/"examples?":/);
+    expect(JSON.stringify(before)).not.toContain(JSON.stringify(FORMAT_PATTERNS.phone));
+    expect(JSON.stringify(published.get("v1")!)).toContain(JSON.stringify(FORMAT_PATTERNS.phone));
+    expect(documentBreaks("v1", before, published.get("v1")!)).toEqual([]);
+    expect(documentBreaks("v1", published.get("v1")!, before)).toEqual([]);
+    // An example may change; a pattern that is not the format's own is a narrower request.
+    expect(
+      edited((document) => {
+        document.components.schemas.CustomersCreate.properties.phone.examples = ["+44 20 7946 0958"];
+        document.paths["/shop/customers/v1/show/{id}"].get.parameters[0].example = 7;
+      }),
+    ).toEqual([]);
+    expect(
+      edited((document) => {
+        document.components.schemas.CustomersCreate.properties.phone.pattern = "^[0-9]+$";
+      }),
+    ).toEqual(['v1: schema CustomersCreate: field "phone" changed pattern from "none" to "^[0-9]+$"']);
   });
 
   it("reports a removed version", () => {

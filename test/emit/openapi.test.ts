@@ -7,7 +7,8 @@ import { describe, expect, it } from "vitest";
 import { openApiDocument, singular } from "../../src/emit/openapi.ts";
 import { tableSchemas } from "../../src/emit/schemas.ts";
 import type { Model } from "../../src/model/types.ts";
-import { formats } from "../../src/runtime/formats.ts";
+import { FORMAT_PATTERNS, formats } from "../../src/runtime/formats.ts";
+import { UUID_EXAMPLES } from "../../src/emit/examples.ts";
 import { REPO } from "../helpers/generate.ts";
 import { modelFromText, readModel } from "../helpers/manifest.ts";
 import { ResponseValidator, type OpenApiDocument } from "../helpers/openapi.ts";
@@ -22,6 +23,16 @@ const v1 = openApiDocument(blog, "v1") as OpenApiDocument;
 const v2 = openApiDocument(blog, "v2") as OpenApiDocument;
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** A schema of the document without its annotations: the object the server compiles. */
+function compiled(schema: Json): Json {
+  const properties = Object.entries(schema.properties as Json).map(([name, { examples, pattern, ...property }]) => {
+    expect(examples, name).toHaveLength(1);
+    expect(pattern, name).toBe(FORMAT_PATTERNS[property.format as keyof typeof FORMAT_PATTERNS]);
+    return [name, property];
+  });
+  return { ...schema, properties: Object.fromEntries(properties) };
+}
 
 function operations(document: OpenApiDocument): { method: string; path: string; operation: Json }[] {
   return Object.entries(document.paths).flatMap(([path, item]) =>
@@ -78,9 +89,11 @@ describe("the OpenAPI document of a version", () => {
   it("holds the very JSON Schemas the server compiles: records, and the bodies of create and update", () => {
     const users = blog.tables.find((table) => table.name === "users")!;
     const schemas = v1.components.schemas as Json;
-    expect(schemas.UsersRecord).toEqual(tableSchemas(users).record);
-    expect(schemas.UsersCreate).toEqual(tableSchemas(users).create);
-    expect(schemas.UsersUpdate).toEqual(tableSchemas(users).update);
+    // With annotations only: an example on each property, and beside a format of the contract's own the
+    // pattern the server checks it with (neither changes what the schema accepts).
+    expect(compiled(schemas.UsersRecord)).toEqual(tableSchemas(users).record);
+    expect(compiled(schemas.UsersCreate)).toEqual(tableSchemas(users).create);
+    expect(compiled(schemas.UsersUpdate)).toEqual(tableSchemas(users).update);
     expect(operation(v1, "createUser").requestBody).toMatchObject({
       required: true,
       content: { "application/json": { schema: { $ref: "#/components/schemas/UsersCreate" } } },
@@ -94,8 +107,16 @@ describe("the OpenAPI document of a version", () => {
       phone: { type: ["string", "null"], format: "phone", maxLength: 32 },
       created_at: { type: ["string", "null"], format: "date-time" },
     });
-    expect((schemas.PostsCreate as Json).properties.category_id).toEqual({ type: ["string", "null"], format: "uuid" });
-    expect((schemas.CategoriesRecord as Json).properties.id).toEqual({ type: "string", format: "uuid" });
+    expect((schemas.PostsCreate as Json).properties.category_id).toEqual({
+      type: ["string", "null"],
+      format: "uuid",
+      examples: [UUID_EXAMPLES[0]],
+    });
+    expect((schemas.CategoriesRecord as Json).properties.id).toEqual({
+      type: "string",
+      format: "uuid",
+      examples: [UUID_EXAMPLES[0]],
+    });
   });
 
   it("answers every status an operation can meet, each in the envelope, with the fixed messages as constants", () => {
@@ -197,8 +218,8 @@ describe("the OpenAPI document of a version", () => {
       "after",
       "count",
     ]);
-    expect(byName.get("limit")!.schema).toEqual({ type: "integer", minimum: 1, maximum: 1000 });
-    expect(byName.get("count")!.schema).toEqual({ type: "boolean" });
+    expect(byName.get("limit")!.schema).toEqual({ type: "integer", minimum: 1, maximum: 1000, examples: [20] });
+    expect(byName.get("count")!.schema).toEqual({ type: "boolean", examples: [true] });
     expect(byName.get("sort")).toMatchObject({ style: "form", explode: false });
     expect(byName.get("sort")!.schema.items.enum).toEqual(
       ["id", "title", "body", "published", "rating", "user_id", "category_id", "published_at"].flatMap((name) => [
@@ -219,12 +240,22 @@ describe("the OpenAPI document of a version", () => {
       explode: false,
       schema: { type: "array", items: { type: "string", format: "uuid" } },
     });
-    expect(byName.get("published_at[gte]")!.schema).toEqual({ type: "string", format: "date-time" });
-    expect(byName.get("rating[lt]")!.schema).toEqual({ type: "number" });
-    expect(byName.get("id[gt]")!.schema).toEqual({ type: "integer", minimum: -2147483648, maximum: 2147483647 });
+    expect(byName.get("published_at[gte]")!.schema).toEqual({
+      type: "string",
+      format: "date-time",
+      examples: ["2024-01-31T12:00:00Z"],
+    });
+    expect(byName.get("rating[lt]")!.schema).toEqual({ type: "number", examples: [1.5] });
+    expect(byName.get("id[gt]")!.schema).toEqual({
+      type: "integer",
+      minimum: -2147483648,
+      maximum: 2147483647,
+      examples: [1],
+    });
     expect(operation(v1, "listCategories").parameters.find((p: Json) => p.name === "after").schema).toEqual({
       type: "string",
       format: "uuid",
+      examples: [UUID_EXAMPLES[0]],
     });
     expect(Object.keys(operation(v1, "listPosts").responses["200"].headers)).toEqual(["X-Total-Count", "Link"]);
   });
@@ -309,6 +340,153 @@ describe("the OpenAPI document of a version", () => {
       "InternalError",
       "ServiceUnavailable",
     ]);
+  });
+});
+
+const everyType = await readModel(join(REPO, "test", "fixtures", "every-type.yaml"));
+const everyDocuments = everyType.versions.map((version) => openApiDocument(everyType, version) as OpenApiDocument);
+
+describe("examples and patterns", () => {
+  /** Every place of a document that needs an example: [where, its schema, its example]. */
+  function examplesOf(document: OpenApiDocument): [string, Json, unknown][] {
+    const found: [string, Json, unknown][] = [];
+    for (const [name, schema] of Object.entries(document.components.schemas as Json))
+      for (const [field, property] of Object.entries((schema as Json).properties as Json))
+        found.push([`${name}.${field}`, property as Json, (property as Json).examples?.[0]]);
+    for (const { method, path, operation: op } of operations(document)) {
+      for (const parameter of (op.parameters ?? []) as Json[]) {
+        const resolved = resolve(document, parameter);
+        // A required parameter's own example (tools fill it in); an optional one's in its schema.
+        expect(resolved.example === undefined, `${path} ${resolved.name}`).toBe(!resolved.required);
+        const example = resolved.example ?? resolved.schema.examples?.[0];
+        found.push([`${method} ${path} ${resolved.name}`, resolved.schema, example]);
+      }
+      const body = op.requestBody?.content["application/json"];
+      if (body) found.push([`${method} ${path} body`, resolve(document, body.schema), body.example]);
+      for (const [status, response] of Object.entries(op.responses as Json)) {
+        if (status.startsWith("2")) continue;
+        const media = resolve(document, response).content["application/json"];
+        found.push([`${method} ${path} ${status}`, media.schema, media.example]);
+      }
+    }
+    return found;
+  }
+
+  it("give every property, parameter, request body and failure an example the server's own checks accept", () => {
+    const ajv = new Ajv2020({ strict: true, allErrors: true });
+    addFormats(ajv);
+    for (const [name, format] of Object.entries(formats)) ajv.addFormat(name, format);
+    let checked = 0;
+    for (const document of [v1, v2, ...everyDocuments]) {
+      for (const [where, schema, example] of examplesOf(document)) {
+        expect(example, `${where} has no example`).not.toBeUndefined();
+        const validate = ajv.compile(schema);
+        expect(validate(example) ? [] : validate.errors, `${where}: ${JSON.stringify(example)}`).toEqual([]);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(1000);
+  });
+
+  it("describe one server: ids and references 1 (a uuid's first example), the delete's id the second record's", () => {
+    const parameter = (id: string, name: string) =>
+      resolve(
+        v1,
+        operation(v1, id).parameters.find((p: Json) => resolve(v1, p).name === name),
+      );
+    expect(["getUser", "updateUser"].map((id) => parameter(id, "id").example)).toEqual([1, 1]);
+    expect(parameter("deleteUser", "id").example).toBe(2);
+    expect(parameter("getCategory", "id").example).toBe("00000000-0000-4000-8000-000000000001");
+    expect(parameter("deleteCategory", "id").example).toBe("00000000-0000-4000-8000-000000000002");
+    const schemas = v1.components.schemas as Json;
+    expect(schemas.PostsRecord.properties.user_id.examples).toEqual([1]);
+    expect(schemas.PostsRecord.properties.category_id.examples).toEqual(["00000000-0000-4000-8000-000000000001"]);
+    expect(schemas.UsersRecord.properties.id.examples).toEqual([1]);
+    // The list's own parameters and each field's filters: optional, so in their schemas, which a page
+    // trying the list does not fill in (it would filter on every field at once).
+    expect(
+      ["limit", "offset", "sort", "after", "count", "title", "title[in]", "title[null]", "user_id[gt]"].map(
+        (name) => parameter("listPosts", name).schema.examples[0],
+      ),
+    ).toEqual([20, 0, ["-id"], 1, true, "Example title", ["Example title"], false, 1]);
+    // Derived from the type, the format, the default and the maxLength.
+    expect(
+      Object.fromEntries(
+        Object.entries(schemas.UsersRecord.properties as Json).map(([name, property]) => [name, property.examples[0]]),
+      ),
+    ).toEqual({
+      id: 1,
+      name: "Example name",
+      email: "ada@example.com",
+      phone: "+1 555 0100",
+      bio: "Example bio",
+      active: true,
+      created_at: "2024-01-31T12:00:00Z",
+    });
+    expect(schemas.PostsRecord.properties.published.examples).toEqual([false]);
+    expect(schemas.PostsRecord.properties.rating.examples).toEqual([1.5]);
+  });
+
+  it("give a unique field in a create another value than the record's, so a create beside it does not collide", () => {
+    const body = (document: OpenApiDocument, id: string) =>
+      operation(document, id).requestBody.content["application/json"].example;
+    expect(body(v1, "createUser")).toEqual({
+      name: "Example name",
+      email: "grace@example.com",
+      phone: "+1 555 0100",
+      bio: "Example bio",
+      active: true,
+      created_at: "2024-01-31T12:00:00Z",
+    });
+    expect(body(v1, "updateUser").email).toBe("ada@example.com");
+    expect(body(v1, "createCategory")).toEqual({ name: "Example name 2" });
+    const people = everyDocuments[1]!.components.schemas as Json;
+    const record = (field: string) => people.PeopleRecord.properties[field].examples[0];
+    const created = body(everyDocuments[1]!, "createPerson");
+    // Every kind of unique field, within its maxLength, and the manifest's own examples varied.
+    expect(["name", "email", "phone", "age", "born"].map((field) => [record(field), created[field]])).toEqual([
+      ["Example name", "Example nam2"],
+      ["ada@ex.io", "ada2@ex.io"],
+      ["(020) 7946 0958", "(020) 7946 0959"],
+      [1, 2],
+      ["1815-12-10T00:00:00Z", "1815-12-11T00:00:00Z"],
+    ]);
+    // A unique reference has one id sure to exist, the first record's: a create leaves it null.
+    expect(body(everyDocuments[1]!, "createMember")).toMatchObject({ badge_id: null, person_id: 1 });
+    expect(body(everyDocuments[1]!, "updateMember")).toMatchObject({
+      badge_id: "00000000-0000-4000-8000-000000000001",
+    });
+  });
+
+  it("take the manifest's example: in records, bodies and filters, under the field's name in each version", () => {
+    const [first, second] = everyDocuments as [OpenApiDocument, OpenApiDocument];
+    expect((first.components.schemas as Json).PeopleRecord.properties.born.examples).toEqual(["1815-12-10T00:00:00Z"]);
+    expect(operation(first, "listPeople").parameters.find((p: Json) => p.name === "born[lt]").schema.examples).toEqual([
+      "1815-12-10T00:00:00Z",
+    ]);
+    expect((second.components.schemas as Json).PeopleUpdate.properties.handle.examples).toEqual(["Example handle"]);
+    expect((second.components.schemas as Json).TeamsRecord.properties.title.examples).toEqual(["Analytical engines"]);
+  });
+
+  it("give a format of the contract's own the pattern the server checks it with, where requests name it", () => {
+    const schemas = v1.components.schemas as Json;
+    expect(schemas.UsersCreate.properties.phone).toMatchObject({ format: "phone", pattern: FORMAT_PATTERNS.phone });
+    expect(schemas.UsersUpdate.properties.email).toMatchObject({ format: "email", pattern: FORMAT_PATTERNS.email });
+    expect(schemas.UsersCreate.properties.created_at.pattern).toBeUndefined(); // a standard format: no pattern
+    const phone = new RegExp(schemas.UsersCreate.properties.phone.pattern, "u");
+    expect(["+1 555 0100", "(020) 7946 0958", "555-0100 12"].filter((value) => phone.test(value))).toHaveLength(3);
+    expect(["lorem ipsum", "12", "+1 555 0100 x"].filter((value) => phone.test(value))).toEqual([]);
+  });
+
+  it("give each failure an example of its envelope and message", () => {
+    const example = (response: unknown) => resolve(v1, response).content["application/json"].example;
+    const responses = operation(v1, "deleteUser").responses;
+    expect(example(responses["404"])).toEqual({ success: false, message: "Data not found", data: [] });
+    expect(example(responses["400"]).message).toBe("Invalid request: limit must be an integer from 1 to 1000");
+    expect(example(responses["403"]).message).toBe("This key may not delete users.");
+    expect(example(responses["409"]).message).toBe("Record is referenced by other records");
+    expect(example(operation(v1, "createUser").responses["409"]).message).toBe("Invalid request: email already exists");
+    expect(example(responses["503"]).message).toBe("Service unavailable");
   });
 });
 

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
-import { formats } from "../../src/runtime/formats.ts";
+import { FORMAT_PATTERNS, formats } from "../../src/runtime/formats.ts";
 
 // Every answer of a generated server checked against the OpenAPI documents it was generated with
 // (openapi/<version>.json), by Ajv (JSON Schema 2020-12, the dialect of OpenAPI 3.1): the status
@@ -173,4 +173,19 @@ export function readDocuments(serverDir: string): Map<string, OpenApiDocument> {
 export function serverValidator(serverDir: string): ResponseValidator | undefined {
   const documents = [...readDocuments(serverDir).values()];
   return documents.length > 0 ? new ResponseValidator(documents) : undefined;
+}
+
+/**
+ * A table's schema in a document as the server compiles it: without the annotations the documents
+ * add to each property (its example, and beside a format of the contract's own the pattern the
+ * server checks that format with), which change nothing the schema accepts.
+ */
+export function compiledSchema(schema: Json): Json {
+  const properties = Object.entries(schema.properties as Record<string, Json>).map(([name, property]) => {
+    const { examples: _examples, ...rest } = property;
+    const own = FORMAT_PATTERNS[rest.format as keyof typeof FORMAT_PATTERNS];
+    if (own !== undefined && rest.pattern === own) delete rest.pattern;
+    return [name, rest];
+  });
+  return { ...schema, properties: Object.fromEntries(properties) };
 }

@@ -368,7 +368,7 @@ describe("types and options", () => {
 
   it("refuses an unknown option key, at the key, listing the options", () => {
     expect(problems(withFields("nick: { type: TEXT, size: 3 }"))).toEqual([
-      'm.yaml:5:27 tables.t.fields.nick.size: unknown option "size" (expected one of type, required, unique, default, maxLength, integer, references, onDelete, renamedFrom, index, description, versions, names, inVersions)',
+      'm.yaml:5:27 tables.t.fields.nick.size: unknown option "size" (expected one of type, required, unique, default, maxLength, integer, references, onDelete, renamedFrom, index, description, example, versions, names, inVersions)',
     ]);
   });
 
@@ -504,6 +504,80 @@ describe("references", () => {
 
   it("accepts setNull on an optional field and a self-reference", () => {
     valid(withFields("parent_id: { type: NUMBER, references: t, onDelete: setNull }"));
+  });
+});
+
+describe("examples", () => {
+  it("accepts an example of the field's type, format and length, and a reference's id", () => {
+    valid(
+      [
+        "project: x",
+        "tables:",
+        "  tags:",
+        "    id: uuid",
+        "    fields: { name: TEXT }",
+        "  t:",
+        "    fields:",
+        "      title: { type: TEXT, required: true, maxLength: 5, example: Hello }",
+        "      email: { type: EMAIL, example: grace@example.com }",
+        '      phone: { type: PHONE, example: "(020) 7946 0958" }',
+        "      n: { type: NUMBER, integer: true, example: -3 }",
+        "      at: { type: DATETIME, example: 1815-12-10T00:00:00Z }",
+        "      ok: { type: BOOLEAN, example: false }",
+        "      tag_id: { type: NUMBER, references: tags, example: 00000000-0000-4000-8000-000000000001 }",
+        "      t_id: { type: NUMBER, references: t, example: 2 }",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("refuses an example the field's type, format or maxLength refuses, at the example, each in one message", () => {
+    expect(
+      problems(
+        withFields(
+          "title: { type: TEXT, required: true, maxLength: 5, example: Hello world }",
+          "email: { type: EMAIL, example: ada }",
+          'phone: { type: PHONE, example: "12" }',
+          'n: { type: NUMBER, integer: true, example: "3" }',
+          "m: { type: NUMBER, integer: true, example: 1.5 }",
+          "at: { type: DATETIME, example: now }",
+          "on: { type: DATETIME, example: 2024-02-30T00:00:00Z }",
+          "ok: { type: BOOLEAN, example: yes }",
+          'name: { type: TEXT, required: true, example: "" }',
+        ),
+      ),
+    ).toEqual([
+      "m.yaml:5:67 tables.t.fields.title.example: is 11 characters long, more than the field's maxLength of 5",
+      'm.yaml:6:38 tables.t.fields.email.example: must be a valid e-mail address, not "ada"',
+      'm.yaml:7:38 tables.t.fields.phone.example: must be a valid phone number (7 to 15 digits), not "12"',
+      'm.yaml:8:50 tables.t.fields.n.example: must be a number for a NUMBER field, not string "3"',
+      "m.yaml:9:50 tables.t.fields.m.example: must be a whole number for an integer field, not 1.5",
+      'm.yaml:10:38 tables.t.fields.at.example: must be a date-time with a time zone, like 2024-01-31T12:00:00Z, not string "now"',
+      'm.yaml:11:38 tables.t.fields.on.example: must be a date-time with a time zone, like 2024-01-31T12:00:00Z, not string "2024-02-30T00:00:00Z"',
+      'm.yaml:12:37 tables.t.fields.ok.example: must be true or false for a BOOLEAN field, not string "yes"',
+      "m.yaml:13:52 tables.t.fields.name.example: must not be empty: a required field refuses the empty string",
+    ]);
+  });
+
+  it("refuses a reference's example that cannot be an id of the table it refers to", () => {
+    const text = [
+      "project: x",
+      "tables:",
+      "  users:",
+      "    fields: { a: TEXT }",
+      "  tags:",
+      "    id: uuid",
+      "    fields: { a: TEXT }",
+      "  posts:",
+      "    fields:",
+      "      user_id: { type: NUMBER, references: users, example: 0 }",
+      "      tag_id: { type: NUMBER, references: tags, example: 1 }",
+      "",
+    ].join("\n");
+    expect(problems(text)).toEqual([
+      "m.yaml:10:60 tables.posts.fields.user_id.example: must be the id of a record in users, a whole number from 1 to 2147483647, not number 0",
+      "m.yaml:11:58 tables.posts.fields.tag_id.example: must be a lowercase UUID for a reference to tags (its id is a uuid), not number 1",
+    ]);
   });
 });
 
