@@ -41,7 +41,14 @@ interface Answer {
 function call(
   method: string,
   path: string,
-  options: { body?: unknown; raw?: string; headers?: Record<string, string>; cookie?: boolean } = {},
+  options: {
+    body?: unknown;
+    raw?: string;
+    headers?: Record<string, string>;
+    cookie?: boolean;
+    /** Called as each part of the answer arrives (a long step's events come one by one). */
+    onChunk?: () => void;
+  } = {},
 ): Promise<Answer> {
   const body = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
   const headers: Record<string, string> = {
@@ -56,7 +63,10 @@ function call(
   return new Promise((resolve, reject) => {
     const outgoing = request({ host: "127.0.0.1", port: studio.port, method, path, headers }, (incoming) => {
       let text = "";
-      incoming.on("data", (chunk: Buffer) => (text += chunk.toString()));
+      incoming.on("data", (chunk: Buffer) => {
+        text += chunk.toString();
+        options.onChunk?.();
+      });
       incoming.on("end", () => {
         let json: unknown;
         try {
@@ -76,8 +86,9 @@ function call(
 async function events(
   path: string,
   body: unknown = {},
+  onChunk?: () => void,
 ): Promise<{ status: number; events: StreamEvent[]; last: StreamEvent }> {
-  const answer = await call("POST", path, { body });
+  const answer = await call("POST", path, { body, ...(onChunk && { onChunk }) });
   if (answer.status !== 200) throw new Error(`${path}: ${answer.status} ${answer.text}`);
   const list = answer.text
     .trim()
@@ -440,9 +451,11 @@ describe("apply, the generated server and its data", () => {
   });
 
   it("applies: generate then migrate, as the commands do; one step at a time", async () => {
-    const applying = events("/api/projects/shop/apply");
-    // The apply holds the project: a save meanwhile is refused, not interleaved.
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The apply holds the project from its first event on: a save meanwhile is refused, not interleaved.
+    let begun!: () => void;
+    const first = new Promise<void>((resolve) => (begun = resolve));
+    const applying = events("/api/projects/shop/apply", {}, () => begun());
+    await first;
     const busy = await call("PUT", "/api/projects/shop/manifest", {
       body: { manifest: { project: "shop", tables: {} } },
     });
