@@ -33,6 +33,8 @@ import {
 const ROWS = Number(process.env.BENCH_LIST_ROWS ?? 1_000_000);
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 8);
 const LOCK_MS = 12_000;
+/** BENCH_CONTENTION_SHOWS=0: the lists alone, no shows meanwhile (each list's time to last byte undisturbed). */
+const SHOWS = process.env.BENCH_CONTENTION_SHOWS !== "0";
 const BEFORE = process.argv.includes("--before") ? process.argv[process.argv.indexOf("--before") + 1]! : "2cac305";
 const log = (line: string) => console.error(`[contention ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
@@ -76,7 +78,9 @@ async function showsUntil(server: Server, until: Promise<unknown>): Promise<numb
 }
 
 const summary = (times: number[]) =>
-  `${times.length} | ${percentile(times, 50).toFixed(1)} | ${percentile(times, 99).toFixed(1)} | ${Math.max(...times).toFixed(0)}`;
+  times.length === 0
+    ? "0 | – | – | –"
+    : `${times.length} | ${percentile(times, 50).toFixed(1)} | ${percentile(times, 99).toFixed(1)} | ${Math.max(...times).toFixed(0)}`;
 
 /**
  * STREAMS whole-table lists at once, each read by curl: when each ended (ms; NaN for one cut short,
@@ -100,7 +104,7 @@ async function wholeTables(server: Server) {
     }),
   );
   void lists.catch(() => undefined); // awaited below, after the shows
-  const shows = await showsUntil(server, lists);
+  const shows = SHOWS ? await showsUntil(server, lists) : [];
   const ends = await lists;
   const whole = ends.filter((ms) => !Number.isNaN(ms)).sort((a, b) => a - b);
   return { first: whole[0] ?? NaN, last: whole.at(-1) ?? NaN, complete: whole.length, shows };
