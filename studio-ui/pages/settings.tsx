@@ -45,17 +45,14 @@ export function SettingsPage() {
   );
 }
 
-function KeySection({
-  settings,
-  path,
-  update,
-  reload,
-}: {
+/** What a section of the page is given: the settings, their API path, and how to show new ones. */
+interface SectionProps {
   settings: SettingsView;
   path: string;
   update: (settings: SettingsView) => void;
-  reload: () => Promise<void>;
-}) {
+}
+
+function KeySection({ settings, path, update, reload }: SectionProps & { reload: () => Promise<void> }) {
   const [revealed, setRevealed] = useState<string>();
   const [confirming, setConfirming] = useState(false);
   const [message, setMessage] = useState<OutcomeMessage>();
@@ -171,15 +168,7 @@ const EMPTY_KEY: KeyForm = { name: "", scope: "", expires: "", limit: "" };
  * Keys to hand out (API_KEY_<NAME> in the .env, as `tablegen keys new | list | revoke` writes
  * them): each with a scope, an optional expiry and rate limit. A new key's secret is shown once.
  */
-function ScopedKeysSection({
-  settings,
-  path,
-  update,
-}: {
-  settings: SettingsView;
-  path: string;
-  update: (settings: SettingsView) => void;
-}) {
+function ScopedKeysSection({ settings, path, update }: SectionProps) {
   const [form, setForm] = useState<KeyForm>(EMPTY_KEY);
   const [problems, setProblems] = useState<Partial<KeyForm>>({});
   const [created, setCreated] = useState<{ name: string; secret: string }>();
@@ -343,15 +332,7 @@ function ScopedKeysSection({
   );
 }
 
-function DatabaseSection({
-  settings,
-  path,
-  update,
-}: {
-  settings: SettingsView;
-  path: string;
-  update: (settings: SettingsView) => void;
-}) {
+function DatabaseSection({ settings, path, update }: SectionProps) {
   const [editing, setEditing] = useState(false);
   const [url, setUrl] = useState("");
   const [error, setError] = useState<string>();
