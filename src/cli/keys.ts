@@ -3,7 +3,7 @@ import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from "n
 import { dirname, join } from "node:path";
 import { UserError } from "../errors.ts";
 import { keyLines, readKeys, withKey, withoutKey, type FileKey } from "../keys/env-file.ts";
-import { newKey, staleKeys, type KeyRequest } from "../keys/keys.ts";
+import { newKey, staleKeys, type KeyRequest, type StaleKey } from "../keys/keys.ts";
 import { apiShape } from "../model/api-shape.ts";
 import {
   formatExpiry,
@@ -85,7 +85,7 @@ export interface KeyList {
   file: string;
   keys: FileKey[];
   /** Keys whose scope names what the manifest no longer has: the server will not start with them. */
-  stale: string[];
+  stale: StaleKey[];
 }
 
 /** `tablegen keys list`: the keys of the `.env`, and those the manifest's API would refuse. */

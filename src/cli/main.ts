@@ -155,7 +155,7 @@ function program(outcome: Outcome): Command {
       const { file, keys, stale } = listKeys(options);
       if (keys.length === 0) console.log(`${shownPath(file)} has no keys: API_SIGNATURE_KEY alone, with full access.`);
       else console.log(keyTable(keys, Date.now()));
-      for (const problem of stale) console.error(`warning: ${problem}: the server will not start with it`);
+      for (const { at } of stale) console.error(`warning: ${at}: the server will not start with it`);
     });
   keys
     .command("revoke")

@@ -26,6 +26,19 @@ export interface KeyRequest {
   limit?: string;
 }
 
+/** What of a key request a refusal is about: its name, or one of its options. */
+export type KeyField = "name" | "scope" | "expires" | "limit";
+
+/** A refused key request: the message says the option (`--scope: …`); `field` and `reason` say it apart. */
+export class KeyRequestError extends UserError {
+  constructor(
+    readonly field: KeyField,
+    readonly reason: string,
+  ) {
+    super(field === "name" ? reason : `--${field}: ${reason}`);
+  }
+}
+
 const DAY_MS = 86_400_000;
 const DURATION_UNITS: Record<string, number> = { h: DAY_MS / 24, d: DAY_MS, w: 7 * DAY_MS };
 
@@ -39,22 +52,24 @@ export function newKey(
 ): KeyEntry {
   const { name } = request;
   if (!isKeyName(name)) {
-    throw new UserError(
+    throw new KeyRequestError(
+      "name",
       `"${name}" is not a key name: use lower-case letters, digits and _, starting with a letter, at most 63 characters`,
     );
   }
   const variable = keyVariable(name);
   const taken = context.keys.find((key) => key.variable === variable);
   if (taken) {
-    throw new UserError(
+    throw new KeyRequestError(
+      "name",
       `a key named ${name} exists already (${context.file}:${taken.line} ${variable}): revoke it first, or choose another name`,
     );
   }
-  const scope = option("--scope", () => parseScope(request.scope));
+  const scope = option("scope", () => parseScope(request.scope));
   const problems = scopeProblems(scope, context.api);
-  if (problems.length > 0) throw new UserError(`--scope: ${problems.join("; ")}`);
+  if (problems.length > 0) throw new KeyRequestError("scope", problems.join("; "));
   const expires = request.expires === undefined ? undefined : expiryOption(request.expires, context.now);
-  const limit = request.limit === undefined ? undefined : option("--limit", () => parseLimit(request.limit!));
+  const limit = request.limit === undefined ? undefined : option("limit", () => parseLimit(request.limit!));
   return {
     name,
     variable,
@@ -65,12 +80,12 @@ export function newKey(
   };
 }
 
-/** An option's value, or a UserError naming the option with the grammar's message. */
-function option<T>(flag: string, parse: () => T): T {
+/** An option's value, or a refusal naming the option with the grammar's message. */
+function option<T>(field: KeyField, parse: () => T): T {
   try {
     return parse();
   } catch (error) {
-    throw new UserError(`${flag}: ${(error as Error).message}`);
+    throw new KeyRequestError(field, (error as Error).message);
   }
 }
 
@@ -84,13 +99,14 @@ export function expiryOption(text: string, now: number): number {
     try {
       time = parseExpiry(text);
     } catch {
-      throw new UserError(
-        `--expires: "${text}" is neither a duration (90d, 12h, 2w) nor a date or date-time (2027-01-01, 2027-01-01T12:00:00Z)`,
+      throw new KeyRequestError(
+        "expires",
+        `"${text}" is neither a duration (90d, 12h, 2w) nor a date or date-time (2027-01-01, 2027-01-01T12:00:00Z)`,
       );
     }
   }
   const seconds = Math.floor(time / 1000) * 1000;
-  if (seconds <= now) throw new UserError(`--expires: ${formatExpiry(seconds)} is not in the future`);
+  if (seconds <= now) throw new KeyRequestError("expires", `${formatExpiry(seconds)} is not in the future`);
   return seconds;
 }
 
@@ -116,10 +132,21 @@ export function keyTable(keys: readonly KeyEntry[], now: number): string {
     .join("\n");
 }
 
+/** A key of the file whose scope names what the API does not have (the server would refuse to start with it). */
+export interface StaleKey {
+  variable: string;
+  /** `.env:3 API_KEY_WEB: …`, as the CLI warns of it. */
+  at: string;
+  /** What the scope names that the API does not have, joined by `; `. */
+  problems: string;
+}
+
 /** Problems of the file's keys against the API (the server would refuse to start with them), each at its line. */
-export function staleKeys(keys: readonly FileKey[], api: ApiShape, file: string): string[] {
+export function staleKeys(keys: readonly FileKey[], api: ApiShape, file: string): StaleKey[] {
   return keys.flatMap((key) => {
     const problems = scopeProblems(key.scope, api);
-    return problems.length === 0 ? [] : [`${file}:${key.line} ${key.variable}: ${problems.join("; ")}`];
+    if (problems.length === 0) return [];
+    const joined = problems.join("; ");
+    return [{ variable: key.variable, at: `${file}:${key.line} ${key.variable}: ${joined}`, problems: joined }];
   });
 }

@@ -7,7 +7,7 @@ import { parseManifest } from "../manifest/load.ts";
 import { DATABASES, versionLabels, type Database, type RawManifest } from "../manifest/schema.ts";
 import { targetFor } from "../targets/index.ts";
 import { envValues, masked, maskedUrl, withEnvValue } from "./env-file.ts";
-import type { KeyRequest } from "../keys/keys.ts";
+import { KeyRequestError, type KeyRequest } from "../keys/keys.ts";
 import { formatExpiry, formatScope } from "../runtime/api-keys.ts";
 import type { ProblemAt, ScopedKeyView, SettingsView, VersionView } from "./protocol.ts";
 import { Conflict, readManifestText, shown, type Project } from "./workspace.ts";
@@ -49,7 +49,8 @@ export function signatureKey(project: Project): string | undefined {
 export function settingsView(project: Project): SettingsView {
   const env = envValues(envText(project));
   const keys = keysOf(process.env[KEY] ?? env[KEY]);
-  const database = databaseOf(project);
+  const manifest = manifestOf(project);
+  const database = databaseOf(manifest);
   const url = process.env[URL_VARIABLE] || env[URL_VARIABLE] || targetFor(database).implicitDatabaseUrl;
   return {
     ...(keys[0] !== undefined && { key: masked(keys[0]) }),
@@ -63,7 +64,7 @@ export function settingsView(project: Project): SettingsView {
         : url !== undefined
           ? "default"
           : "none",
-    versions: versionsOf(project),
+    versions: versionsOf(manifest),
     ...scopedKeysOf(project),
   };
 }
@@ -75,14 +76,14 @@ function scopedKeysOf(project: Project): Pick<SettingsView, "scopedKeys" | "scop
     const now = Date.now();
     return {
       scopedKeys: keys.map((key): ScopedKeyView => {
-        const problem = stale.find((line) => line.includes(` ${key.variable}: `));
+        const problem = stale.find((other) => other.variable === key.variable);
         return {
           name: key.name,
           scope: formatScope(key.scope),
           ...(key.limit && { limit: key.limit.text }),
           ...(key.expires !== undefined && { expires: formatExpiry(key.expires) }),
           expired: key.expires !== undefined && key.expires <= now,
-          ...(problem !== undefined && { stale: problem.slice(problem.indexOf(": ") + 2) }),
+          ...(problem !== undefined && { stale: problem.problems }),
         };
       }),
     };
@@ -91,17 +92,12 @@ function scopedKeysOf(project: Project): Pick<SettingsView, "scopedKeys" | "scop
   }
 }
 
-/** Which field of the form a refusal of `tablegen keys new` is about: its option, or the name. */
+/** A refused key request, its reason placed at the field of the form it is about. */
 export class KeyRefused extends UserError {
-  constructor(
-    message: string,
-    readonly problems: ProblemAt[],
-  ) {
-    super(message);
+  constructor(readonly problems: ProblemAt[]) {
+    super(problems[0]!.message);
   }
 }
-
-const KEY_FIELDS = { "--scope": "scope", "--expires": "expires", "--limit": "limit" } as const;
 
 /** `tablegen keys new` from the page: the same function, its refusal placed at the field it names. */
 export function newScopedKey(project: Project, body: Record<string, unknown>): string {
@@ -116,10 +112,8 @@ export function newScopedKey(project: Project, body: Record<string, unknown>): s
   try {
     return createKey(request, { manifest: project.manifest }).secret;
   } catch (error) {
-    if (!(error instanceof UserError)) throw error;
-    const option = Object.entries(KEY_FIELDS).find(([flag]) => error.message.startsWith(`${flag}: `));
-    const message = option ? error.message.slice(option[0].length + 2) : error.message;
-    throw new KeyRefused(message, [{ path: [option ? option[1] : "name"], message }]);
+    if (!(error instanceof KeyRequestError)) throw error;
+    throw new KeyRefused([{ path: [error.field], message: error.reason }]);
   }
 }
 
@@ -137,13 +131,13 @@ function manifestOf(project: Project): RawManifest | undefined {
 }
 
 /** The manifest's database (SQLite when it names none, or none tablegen knows: the validator says so elsewhere). */
-function databaseOf(project: Project): Database {
-  const database = manifestOf(project)?.database;
+function databaseOf(manifest: RawManifest | undefined): Database {
+  const database = manifest?.database;
   return DATABASES.find((known) => known === database) ?? "sqlite";
 }
 
-function versionsOf(project: Project): VersionView[] {
-  const versions = manifestOf(project)?.versions;
+function versionsOf(manifest: RawManifest | undefined): VersionView[] {
+  const versions = manifest?.versions;
   return versionLabels(versions).map((label) => {
     const policy = versions && !Array.isArray(versions) ? versions[label] : undefined;
     if (!policy || (policy.deprecated === undefined && policy.sunset === undefined)) return { label };
@@ -193,7 +187,7 @@ export function setDatabaseUrl(project: Project, url: unknown): void {
   if (typeof url !== "string" || url.trim() === "") throw new UserError("DATABASE_URL must not be empty");
   if (/["'\s\\]/.test(url) || /[\u0000-\u001f\u007f]/.test(url))
     throw new UserError("DATABASE_URL must not hold quotes, spaces, backslashes or line breaks");
-  const problem = targetFor(databaseOf(project)).urlProblem(url);
+  const problem = targetFor(databaseOf(manifestOf(project))).urlProblem(url);
   if (problem) throw new UserError(problem);
   writeEnv(project, withEnvValue(envText(project), URL_VARIABLE, url, true));
 }
