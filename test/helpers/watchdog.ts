@@ -35,6 +35,9 @@ export function watchdog({ command, remove }: Cleanup): { stop: () => Promise<vo
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        // Waited for now: the cleanup keeps this process alive until it is done (a benchmark's
+        // last await has nothing else to keep it).
+        child.ref();
         child.once("exit", () => resolve());
         child.stdin!.end();
       }),
