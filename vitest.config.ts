@@ -2,7 +2,8 @@ import { defineConfig } from "vitest/config";
 
 /**
  * The fast tier (`npm run test:unit`, for the edit loop): the pure layers and what runs in this
- * process alone, with no server, database server or child process of tablegen's or Prisma's.
+ * process alone (Prisma's schema engine included, for diffs), with no server, database server or
+ * child process of tablegen's or Prisma's.
  * `npm test` runs it and the integration tier together.
  */
 const UNIT = [
@@ -14,6 +15,7 @@ const UNIT = [
   "test/migrate/plan.test.ts",
   "test/migrate/sql.test.ts",
   "test/emit/breaking.test.ts",
+  "test/emit/first-migration.test.ts",
   "test/emit/format.test.ts",
   "test/emit/laid-out.test.ts",
   "test/emit/openapi.test.ts",
@@ -22,6 +24,7 @@ const UNIT = [
   "test/ai/schema.test.ts",
   "test/ai/summary.test.ts",
   "test/cli/init.test.ts",
+  "test/cli/prisma.test.ts",
   "test/cli/queries.test.ts",
   "test/runtime/api-keys.test.ts",
   "test/runtime/formats.test.ts",

@@ -13,7 +13,7 @@ import { CLIENT_DIR, refreshPrismaClient } from "./client.ts";
 import { makeDirectory, removeDirectories } from "./directories.ts";
 import { allowedVersions, brokenVersions, publishedBreaks } from "./guard.ts";
 import { checkedModel, existingMigrations, loadSources, manifestWarnings, readManifest } from "./host.ts";
-import { diffSchemas } from "./prisma/run.ts";
+import { diffSchemas } from "./prisma/engine.ts";
 import { compareTree, overwrites, previousOutput, writeOutput, type Difference } from "./writer.ts";
 
 export interface GenerateOptions {
@@ -205,7 +205,7 @@ export async function generateServer(
   const schema = emitPrismaSchema(model);
   const first = existingMigrations(outDir).length === 0;
   // Written from the model when it can be (as Prisma would write it), else by Prisma.
-  const diff = first ? (firstMigrationSql(model) ?? diffSchemas(undefined, schema, target)) : undefined;
+  const diff = first ? (firstMigrationSql(model) ?? diffSchemas(undefined, schema)) : undefined;
   const [tree, sql] = await Promise.all([checked.then((described) => emit(described, manifestFile, outDir)), diff]);
   if (sql === undefined) return { tree };
   const name = migrationFolderName("init", [], new Date());

@@ -25,7 +25,8 @@ import {
   manifestWarnings,
   readManifest,
 } from "./host.ts";
-import { deployMigrations, diffSchemas } from "./prisma/run.ts";
+import { diffSchemas } from "./prisma/engine.ts";
+import { deployMigrations } from "./prisma/run.ts";
 import { compareTree, previousOutput, removeCreated, writeOutput } from "./writer.ts";
 
 export interface MigrateOptions {
@@ -247,7 +248,7 @@ async function migrationSql(
   const fromApplied = plan.renames.length === 0 && applied !== undefined;
   const from = fromApplied ? applied : renamed;
   const updates = fromApplied && renamed !== undefined ? schemaUpdates(applied, renamed) : [];
-  const diff = target.diffSql(await diffSchemas(from, schema, target), from, schema);
+  const diff = target.diffSql(await diffSchemas(from, schema), from, schema);
   const prismaSql = diff.replace(/^-- This is an empty migration\.\s*$/m, "").trim();
   const renames = target.renameSql(plan.renames, previous).trim();
   if (!prismaSql && !renames) return { sql: undefined, updates };

@@ -36,7 +36,6 @@ describe("the npm package", () => {
       expect(paths, path).toContain(path);
     // Its sources and the README's screenshots stay in the repository.
     expect(paths.filter((path) => path.startsWith("studio-ui/") || path.endsWith(".png"))).toEqual([]);
-    expect(paths).toContain("src/cli/prisma/diff.config.mjs");
     expect(paths.filter((path) => /^(test|bench|scripts|examples)\//.test(path) || path.endsWith(".db"))).toEqual([]);
 
     // Every package the compiled CLI imports is a dependency (installed with it), not a dev dependency.

@@ -1,13 +1,12 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readManifestFile } from "../../src/cli/host.ts";
-import { diffSchemas } from "../../src/cli/prisma/run.ts";
+import { diffSchemas } from "../../src/cli/prisma/engine.ts";
 import { firstMigrationSql } from "../../src/emit/first-migration.ts";
 import { emitPrismaSchema } from "../../src/emit/prisma-schema.ts";
 import type { RawManifest } from "../../src/manifest/schema.ts";
 import { DATABASES } from "../../src/manifest/schema.ts";
 import { buildModel } from "../../src/model/build.ts";
-import { targetFor } from "../../src/targets/index.ts";
 import { REPO } from "../helpers/generate.ts";
 
 // generate writes a new server's first migration without a Prisma process: its SQL must be what
@@ -66,7 +65,7 @@ const manifests: [string, RawManifest][] = [
 describe.each(DATABASES)("the first migration's SQL on %s", (database) => {
   it.each(manifests)("is Prisma's for %s", async (_, manifest) => {
     const model = buildModel({ ...manifest, database });
-    const prisma = await diffSchemas(undefined, emitPrismaSchema(model), targetFor(database));
+    const prisma = await diffSchemas(undefined, emitPrismaSchema(model));
     expect(firstMigrationSql(model)?.trim()).toBe(prisma.trim());
   });
 

@@ -1,14 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { UserError } from "../../errors.ts";
 import type { Target } from "../../targets/index.ts";
 import { packagePath } from "../paths.ts";
 
 const require = createRequire(import.meta.url);
 const PRISMA_CLI = require.resolve("prisma/build/index.js");
-const DIFF_CONFIG = packagePath("src", "cli", "prisma", "diff.config.mjs");
 
 /** Runs the Prisma CLI that tablegen depends on; a failure becomes a UserError with Prisma's words. */
 async function runPrisma(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<string> {
@@ -55,33 +52,6 @@ function readable(error: string): string {
     .filter((line) => !/^\s+(\d+: \S|with |at )/.test(line))
     .join("\n")
     .trim();
-}
-
-/**
- * The SQL that takes a database from one Prisma schema (or nothing) to another, both given as
- * text. Prisma's process is started before this returns, so the caller can work while it runs.
- */
-export function diffSchemas(from: string | undefined, to: string, target: Target): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), "tablegen-diff-"));
-  writeFileSync(join(dir, "to.prisma"), to);
-  if (from !== undefined) writeFileSync(join(dir, "from.prisma"), from);
-  const source = from === undefined ? ["--from-empty"] : ["--from-schema-datamodel", "from.prisma"];
-  const args = [
-    "migrate",
-    "diff",
-    ...source,
-    "--to-schema-datamodel",
-    "to.prisma",
-    "--script",
-    "--config",
-    DIFF_CONFIG,
-  ];
-  return runPrisma(args, {
-    cwd: dir,
-    // Prisma reads env("DATABASE_URL") even for a diff between two schema files, and without a URL
-    // of the schema's provider falls back to a native engine that it tries to download.
-    env: { DATABASE_URL: target.placeholderUrl, TABLEGEN_SCHEMA: join(dir, "to.prisma") },
-  }).finally(() => rmSync(dir, { recursive: true, force: true }));
 }
 
 const DEPLOY_CONFIG = packagePath("src", "cli", "prisma", "deploy.config.ts");
