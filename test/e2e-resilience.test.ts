@@ -53,12 +53,16 @@ describe("slow clients", () => {
     const connected: Promise<unknown>[] = [];
     const closed: Promise<unknown>[] = [];
     const open = (first: string, drip: string): Socket => {
-      const socket = connect(Number(port), "127.0.0.1", () => socket.write(first));
+      // The request's start first, whenever the connection is made (on a loaded machine that can take
+      // longer than a drip's interval), then a byte or a line every 200 ms from then on, until the
+      // answer comes (then sending more would only earn a reset).
+      const socket = connect(Number(port), "127.0.0.1");
+      socket.write(first);
+      let timer: NodeJS.Timeout | undefined;
+      socket.once("connect", () => (timer = setInterval(() => socket.writable && socket.write(drip), 200)));
       connected.push(once(socket, "connect"));
       closed.push(once(socket, "close"));
       let text = "";
-      // A byte or a line every 200 ms, until the answer comes (then sending more would only earn a reset).
-      const timer = setInterval(() => socket.writable && socket.write(drip), 200);
       socket.on("data", (chunk) => {
         clearInterval(timer);
         text += chunk.toString();
