@@ -24,6 +24,12 @@ const MANIFESTS = [
     .map((file) => join(REPO, "test/golden/cases", file)),
 ].filter((file) => file.endsWith(".yaml"));
 
+/**
+ * Texts prettier already found in its layout, by file type: many files come out the same for other
+ * names or the other database (helpers, most JSON), and the same text gets the same verdict.
+ */
+const inLayout = new Set<string>();
+
 describe.each(DATABASES)("the formatter's layout, on %s", (database) => {
   it.each(MANIFESTS.map((file) => file.slice(REPO.length)))(
     "is prettier's for %s, names of any length",
@@ -36,7 +42,11 @@ describe.each(DATABASES)("the formatter's layout, on %s", (database) => {
         const tree = await emitServer(model, { manifestName: `${nameOf(0, length)}.yaml`, sources });
         for (const [path, content] of tree) {
           if (copied.has(path) || !/\.(ts|json|md)$/.test(path)) continue;
-          expect(await check(content, { ...config, filepath: path }), `${path}, names ${length} long`).toBe(true);
+          const key = `${path.slice(path.lastIndexOf("."))}\n${content}`;
+          if (!inLayout.has(key)) {
+            expect(await check(content, { ...config, filepath: path }), `${path}, names ${length} long`).toBe(true);
+            inLayout.add(key);
+          }
           checked++;
         }
       }
