@@ -1,5 +1,5 @@
 import { once } from "node:events";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { request } from "node:http";
 import { connect } from "node:net";
@@ -678,6 +678,20 @@ describe("settings", () => {
       status: 400,
       json: { message: "shop/.env has no key named tablet (its keys: mobile)" },
     });
+
+    // A key whose scope names what the manifest no longer has (written by hand, or before a table
+    // was dropped) is listed with what is stale in it, as `tablegen keys list` warns of it.
+    writeFileSync(env, `${readFileSync(env, "utf8")}API_KEY_GONE="sha256:${"0".repeat(64)};scope=readers:read"\n`);
+    expect((await call("GET", "/api/projects/shop/settings")).json.scopedKeys).toEqual([
+      { name: "mobile", scope: "books:read", limit: "100/min", expires: expect.any(String), expired: false },
+      {
+        name: "gone",
+        scope: "readers:read",
+        expired: false,
+        stale: 'scope entry "readers:read": readers is no table or query of shop',
+      },
+    ]);
+    expect((await call("DELETE", "/api/projects/shop/settings/keys/gone")).status).toBe(200);
     const revoked = await call("DELETE", "/api/projects/shop/settings/keys/mobile");
     expect(revoked.status).toBe(200);
     expect(revoked.json.scopedKeys).toEqual([]);
