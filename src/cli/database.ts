@@ -3,9 +3,12 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
+import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import Database from "better-sqlite3";
 import pg from "pg";
 import type { Database as DatabaseKind } from "../manifest/schema.ts";
+import { engineAdapter as postgresMigrationAdapter } from "../runtime/prisma-adapter.ts";
+import { migrationAdapter as sqliteMigrationAdapter } from "../runtime/sqlite-prisma-adapter.ts";
 import type { DescribedColumn } from "../targets/target.ts";
 
 /** The file of a SQLite URL, relative paths taken from the server's directory (where it runs). */
@@ -37,6 +40,8 @@ export interface ScratchDatabase {
 interface Driver {
   connect(url: string, outDir: string, readonly: boolean): Promise<Connection | undefined>;
   afterMigrations(url: string, outDir: string): void;
+  /** The adapter Prisma's migration engine reaches the database through (the servers' own, src/runtime/). */
+  migrationAdapter(url: string, outDir: string): SqlMigrationAwareDriverAdapterFactory;
   scratch(schema: string): Promise<ScratchDatabase>;
 }
 
@@ -58,6 +63,7 @@ const DRIVERS: Record<DatabaseKind, Driver> = {
         },
       };
     },
+    migrationAdapter: (url, outDir) => sqliteMigrationAdapter(`file:${sqlitePath(url, outDir)}`),
     // WAL is a property of a SQLite file: set once, after migrations, never by each server process.
     afterMigrations(url, outDir) {
       const db = new Database(sqlitePath(url, outDir));
@@ -90,6 +96,7 @@ const DRIVERS: Record<DatabaseKind, Driver> = {
       };
     },
     afterMigrations() {},
+    migrationAdapter: (url) => postgresMigrationAdapter(url),
     // PGlite, PostgreSQL in WebAssembly; PostgreSQL gives each output column's type.
     async scratch(schema) {
       const db = await emptyPostgres();
@@ -206,6 +213,15 @@ export async function appliedMigrations(
   } finally {
     await connection.close();
   }
+}
+
+/** The adapter Prisma's migration engine applies migrations to a database through. */
+export function migrationAdapter(
+  database: DatabaseKind,
+  url: string,
+  outDir: string,
+): SqlMigrationAwareDriverAdapterFactory {
+  return DRIVERS[database].migrationAdapter(url, outDir);
 }
 
 /** What the database needs once migrations are applied (SQLite: WAL mode). */

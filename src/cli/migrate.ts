@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { basename, join, relative, resolve } from "node:path";
 import { confirm } from "@inquirer/prompts";
 import { emitServer } from "../emit/index.ts";
@@ -14,7 +14,7 @@ import { schemaUpdates } from "../migrate/schema-updates.ts";
 import { targetFor, type Target } from "../targets/index.ts";
 import { quote } from "../targets/sql.ts";
 import type { FileTree } from "../tree/file-tree.ts";
-import { afterMigrations, countRows, forgetFailedMigrations } from "./database.ts";
+import { afterMigrations, countRows, forgetFailedMigrations, migrationAdapter } from "./database.ts";
 import { databaseUrlFor } from "./env.ts";
 import {
   checkedModel,
@@ -25,8 +25,7 @@ import {
   manifestWarnings,
   readManifest,
 } from "./host.ts";
-import { diffSchemas } from "./prisma/engine.ts";
-import { deployMigrations } from "./prisma/run.ts";
+import { applyMigrations, diffSchemas } from "./prisma/engine.ts";
 import { compareTree, previousOutput, removeCreated, writeOutput } from "./writer.ts";
 
 export interface MigrateOptions {
@@ -111,7 +110,11 @@ export async function migrate(
     );
   }
   try {
-    await deployMigrations(outDir, url, target);
+    await applyMigrations(
+      readFileSync(join(outDir, "prisma", "schema.prisma"), "utf8"),
+      join(outDir, MIGRATIONS),
+      migrationAdapter(model.database, url, outDir),
+    );
   } catch (error) {
     const failed = await forgetFailedMigrations(model.database, url, outDir);
     if (written) removeCreated(outDir, written);

@@ -1,7 +1,8 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import type { SchemaEngine } from "@prisma/schema-engine-wasm";
+import type { bindMigrationAwareSqlAdapterFactory } from "@prisma/driver-adapter-utils";
+import type { ApplyMigrationsInput, SchemaEngine } from "@prisma/schema-engine-wasm";
 import { UserError } from "../../errors.ts";
 
 // Prisma's schema engine, in this process: the WebAssembly build that `prisma migrate diff` runs
@@ -39,7 +40,13 @@ function schemaEngine(): Promise<typeof SchemaEngine> {
     // The module beside the glue (the package exports no path to it).
     const glueFile = require.resolve("@prisma/schema-engine-wasm/schema_engine_bg");
     const wasm = readFileSync(join(dirname(glueFile), "schema_engine_bg.wasm"));
-    const instance = new WebAssembly.Instance(new WebAssembly.Module(wasm), { "./schema_engine_bg.js": glue });
+    // The engine bounds waits (a migration lock) with timers it does not always clear: they must not
+    // keep tablegen's process alive once its work is done, so its timers are unref'd; a wait that
+    // matters is a query in flight, whose connection does.
+    const imports: WebAssembly.ModuleImports = { ...(glue as unknown as WebAssembly.ModuleImports) };
+    for (const name of Object.keys(imports).filter((key) => key.startsWith("__wbg_setTimeout_")))
+      imports[name] = (callback: () => void, ms: number) => setTimeout(callback, ms >>> 0).unref();
+    const instance = new WebAssembly.Instance(new WebAssembly.Module(wasm), { "./schema_engine_bg.js": imports });
     const exports = instance.exports as { __wbindgen_start: () => void };
     glue.__wbg_set_wasm(exports);
     exports.__wbindgen_start();
@@ -92,6 +99,9 @@ export async function diffSchemas(from: string | undefined, to: string): Promise
 /** The engine's error as Prisma's CLI prints it: its code first, without a backtrace. */
 function engineError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
+  // SQLITE_BUSY, which the adapter names in a way the engine does not know.
+  if (error.message.includes("unknown variant `SocketTimeout`"))
+    return "the database is locked by another process: a write held it for over 10 seconds";
   const code = (error as { code?: unknown }).code;
   const message = error.message
     .split("\n")
@@ -99,4 +109,85 @@ function engineError(error: unknown): string {
     .join("\n")
     .trim();
   return typeof code === "string" ? `${code}: ${message}` : message;
+}
+
+/** The migrations folder as `prisma migrate deploy` lists it for the engine: its folders in name order, each's migration.sql. */
+function migrationList(dir: string): ApplyMigrationsInput["migrationsList"] {
+  const read = (file: string) => {
+    try {
+      return readFileSync(file, "utf8");
+    } catch {
+      return null;
+    }
+  };
+  const folders = existsSync(dir)
+    ? readdirSync(dir, { withFileTypes: true })
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => entry.name)
+        .sort((a, b) => a.localeCompare(b))
+    : [];
+  return {
+    baseDir: dir,
+    lockfile: { path: "migration_lock.toml", content: read(join(dir, "migration_lock.toml")) },
+    shadowDbInitScript: "",
+    migrationDirectories: folders.map((name) => {
+      const sql = read(join(dir, name, "migration.sql"));
+      return {
+        path: name,
+        migrationFile: {
+          path: "migration.sql",
+          content:
+            sql === null
+              ? { tag: "error" as const, value: `${name}/migration.sql cannot be read` }
+              : { tag: "ok" as const, value: sql },
+        },
+      };
+    }),
+  };
+}
+
+/**
+ * Applies a server's pending migrations to its database, as `prisma migrate deploy` does (the same
+ * engine call, with the same list of folders), through the given driver adapter: the names of the
+ * migrations applied. A failure is thrown as `prisma migrate deploy failed: <code>: <message>`.
+ */
+export async function applyMigrations(
+  schema: string,
+  migrationsDir: string,
+  factory: Parameters<typeof bindMigrationAwareSqlAdapterFactory>[0],
+): Promise<string[]> {
+  const [Engine, { bindMigrationAwareSqlAdapterFactory: bind }] = await Promise.all([
+    schemaEngine(),
+    import("@prisma/driver-adapter-utils"),
+  ]);
+  // The engine does not close the connections it opens: they are closed here once it is done (a
+  // SQLite connection left open would hold the file's lock after a failed migration).
+  const opened: { dispose(): Promise<void> }[] = [];
+  const connect = factory.connect.bind(factory);
+  factory.connect = async () => {
+    const adapter = await connect();
+    opened.push(adapter);
+    return adapter;
+  };
+  let engine: SchemaEngine | undefined;
+  try {
+    engine = await Engine.new({ datamodels: [["schema.prisma", schema]] }, () => undefined, bind(factory));
+    const { appliedMigrationNames } = await engine.applyMigrations({
+      migrationsList: migrationList(migrationsDir),
+      filters: { externalTables: [], externalEnums: [] },
+    });
+    return appliedMigrationNames;
+  } catch (error) {
+    if (error instanceof WebAssembly.RuntimeError) {
+      loading = undefined;
+      engine = undefined;
+      throw new UserError(
+        `prisma migrate deploy failed: the schema engine stopped: ${panics.message || error.message}`,
+      );
+    }
+    throw new UserError(`prisma migrate deploy failed: ${engineError(error)}`);
+  } finally {
+    engine?.free();
+    await Promise.all(opened.map((adapter) => adapter.dispose().catch(() => undefined)));
+  }
 }
