@@ -43,12 +43,21 @@ function exitWhenDone(): void {
 }
 
 /**
- * Prisma's adapter for Prisma's own migration engine (prisma.config.ts). The adapter refuses
- * columns of PostgreSQL's `name` type, which the engine reads from the system catalog
- * (prisma/prisma#27403); its connections report them as text, which they are.
+ * Prisma's adapter for Prisma's own migration engine (prisma.config.ts, run by Prisma's CLI, which
+ * exits when nothing is left to wait for: see exitWhenDone).
  */
 export function migrationAdapter(connectionString: string): PrismaPg {
   exitWhenDone();
+  return engineAdapter(connectionString);
+}
+
+/**
+ * The adapter itself, for a process that runs the engine among other work (tablegen's own), with
+ * no change to its timers. It refuses columns of PostgreSQL's `name` type, which the engine reads
+ * from the system catalog (prisma/prisma#27403); its connections report them as text, which they
+ * are. Its pool is closed with it, so the database has no session of it left once it is done.
+ */
+export function engineAdapter(connectionString: string): PrismaPg {
   const pool = new pg.Pool({ connectionString, allowExitOnIdle: true });
   pool.on("connect", (client) => {
     const query = client.query.bind(client) as (...args: unknown[]) => Promise<Results>;
@@ -59,5 +68,5 @@ export function migrationAdapter(connectionString: string): PrismaPg {
       result.then((value) => callback(null, value), callback);
     }) as typeof client.query;
   });
-  return new PrismaPg(pool);
+  return new PrismaPg(pool, { disposeExternalPool: true });
 }
