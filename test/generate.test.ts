@@ -1,14 +1,12 @@
 import { existsSync } from "node:fs";
 import { readFile, readdir, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { execa } from "execa";
 import { describe, expect, it } from "vitest";
+import { tablegen } from "./helpers/command.ts";
 import { REPO, scratchDir } from "./helpers/generate.ts";
 
-// `tablegen generate` through the real CLI: what it writes, removes, leaves alone, and --check.
-
-const tablegen = (args: string[], cwd: string) =>
-  execa(process.execPath, [join(REPO, "bin/tablegen.js"), ...args], { cwd, reject: false });
+// `tablegen generate` through the CLI's entry (the binary's own start is test/cli/cli.test.ts's):
+// what it writes, removes, leaves alone, and --check.
 
 const MANIFEST = `project: shop
 tables:

@@ -13,8 +13,8 @@ let running: Promise<unknown> = Promise.resolve();
 /**
  * `tablegen <args>` in `cwd`, run by the CLI's own entry (`main`, what bin/tablegen.js runs) in this
  * process rather than a process of its own: the same code, without a node start and its modules
- * loaded again for each of the scenarios' hundred-odd commands (test/cli/cli.test.ts and
- * test/generate.test.ts run the binary itself). One command at a time in a process, in its
+ * loaded again for each of the scenarios' hundred-odd commands (test/cli/cli.test.ts runs the
+ * binary itself). One command at a time in a process, in its
  * directory, with its environment (by default DATABASE_URL unset, as a user's shell has it: the
  * project's .env gives it) and what it prints (on the console, or commander's own
  * lines) taken as its output.
