@@ -103,11 +103,19 @@ function engineError(error: unknown): string {
   if (error.message.includes("unknown variant `SocketTimeout`"))
     return "the database is locked by another process: a write held it for over 10 seconds";
   const code = (error as { code?: unknown }).code;
-  const message = error.message
+  const lines = error.message
     .split("\n")
     .filter((line) => !/^\s+(\d+: \S|with |at )/.test(line))
     .join("\n")
     .trim();
+  // A schema's error keeps its lines (they show where it is); another's paragraphs make one line.
+  const message = lines.includes("\n  --> ")
+    ? lines
+    : lines
+        .split(/\n\s*\n/)
+        .map((paragraph) => paragraph.trim().replace(/\s*\n\s*/g, " "))
+        .map((paragraph) => (/[.:!?]$/.test(paragraph) ? paragraph : `${paragraph}.`))
+        .join(" ");
   return typeof code === "string" ? `${code}: ${message}` : message;
 }
 
