@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { client, failure, type Client } from "./helpers/http.ts";
+import { alternating, client, failure, type Client } from "./helpers/http.ts";
 import type { LiveDatabase } from "./helpers/live-db.ts";
+import { PGBOUNCER, startPgBouncer, throughBouncer, type PgBouncer } from "./helpers/pgbouncer.ts";
 import { startTranspiled, type RunningServer } from "./helpers/server.ts";
 import { exampleDatabase, sharedExample } from "./helpers/shared-examples.ts";
 
@@ -27,19 +28,39 @@ async function createUser(fields: Record<string, unknown> = {}) {
 
 const postgresUrl = inject("postgresUrl");
 
-// One suite, run against each database the generated server supports.
-for (const database of ["sqlite", "postgresql"] as const) {
-  describe.skipIf(database === "postgresql" && !postgresUrl)(`the generated blog server on ${database}`, () => {
+// One suite, run against each database the generated server supports, and on PostgreSQL behind
+// PgBouncer in transaction mode too (issue 30): two server processes, requests alternating between
+// them, with 10 connections each through a pool of 2 server connections, so that each statement
+// may run on another server connection than the last.
+const POOLED = "postgresql behind PgBouncer";
+let bouncer: PgBouncer | undefined;
+const servers: RunningServer[] = [];
+
+for (const setup of ["sqlite", "postgresql", POOLED] as const) {
+  const database = setup === POOLED ? "postgresql" : setup;
+  const skipped = database === "postgresql" && (!postgresUrl || (setup === POOLED && !PGBOUNCER));
+  describe.skipIf(skipped)(`the generated blog server on ${setup}`, () => {
     beforeAll(async () => {
       const { dir } = await sharedExample("blog", database);
       db = await exampleDatabase("blog", database);
       const env = { DATABASE_URL: db.url, API_SIGNATURE_KEY: KEYS.join(","), BODY_LIMIT: String(BODY_LIMIT) };
-      server = await startTranspiled(dir, env);
-      api = client(`${server.url}/blog`, KEYS[0]);
+      if (setup !== POOLED) {
+        servers.push((server = await startTranspiled(dir, env)));
+        api = client(`${server.url}/blog`, KEYS[0]);
+        return;
+      }
+      // Sessions whose TimeZone is not UTC: a pooler's sessions are not the server's to set.
+      await db.exec(`ALTER DATABASE "${new URL(db.url).pathname.slice(1)}" SET timezone TO 'Asia/Kolkata'`);
+      bouncer = await startPgBouncer(postgresUrl, 2);
+      const through = { ...env, DATABASE_URL: throughBouncer(db.url, bouncer), DATABASE_POOLER: "transaction" };
+      servers.push(...(await Promise.all([startTranspiled(dir, through), startTranspiled(dir, through)])));
+      server = servers[0]!;
+      api = alternating(servers.map((each) => client(`${each.url}/blog`, KEYS[0])));
     });
 
     afterAll(async () => {
-      await server?.stop();
+      await Promise.all(servers.splice(0).map((each) => each.stop()));
+      await bouncer?.stop();
     });
 
     describe("table routes", () => {
