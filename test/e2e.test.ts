@@ -91,6 +91,28 @@ for (const setup of ["sqlite", "postgresql", POOLED] as const) {
         expect(show.body).toEqual({ success: true, message: "Data found.", data: a });
       });
 
+      it("reads with X-Consistency strong or eventual, and refuses any other value with 400 (issue 30)", async () => {
+        const user = await createUser();
+        const read = (path: string, value: string) => api.request("GET", path, { headers: { "x-consistency": value } });
+        for (const value of ["strong", "eventual"]) {
+          expect((await read(`/users/v1/show/${user.id}`, value)).body).toEqual({
+            success: true,
+            message: "Data found.",
+            data: user,
+          });
+          expect((await read("/users/v1/list?limit=1", value)).status).toBe(200);
+          expect(
+            (await read("/v1/category_posts?category_id=00000000-0000-4000-8000-000000000001", value)).status,
+          ).toBe(200);
+        }
+        const refusal = failure("Invalid request: X-Consistency must be strong or eventual");
+        for (const path of [`/users/v1/show/${user.id}`, "/users/v1/list", "/v1/category_posts?category_id=x"]) {
+          const answer = await read(path, "Strong");
+          expect(answer.status).toBe(400);
+          expect(answer.body).toEqual(refusal);
+        }
+      });
+
       it("answers an empty list with success and data []", async () => {
         const answer = await api.get("/comments/v2/list");
         expect(answer.status).toBe(200);

@@ -202,6 +202,7 @@ function openReplica(url: string, index: number, config: Config) {
     },
     /** A read that failed as the replica became unreachable: skipped at once, until a check finds it back. */
     lost(error: Error) {
+      replica.lagMs = undefined;
       replica.set("down", error.message || (error as { code?: string }).code || "unreachable");
     },
     async check() {
@@ -219,7 +220,6 @@ function openReplica(url: string, index: number, config: Config) {
           replica.set("up", "");
         }
       } catch (error) {
-        replica.lagMs = undefined;
         replica.lost(error as Error);
       } finally {
         checking = false;
