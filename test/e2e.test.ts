@@ -220,6 +220,18 @@ for (const setup of ["sqlite", "postgresql", POOLED] as const) {
     });
 
     describe("authentication", () => {
+      it("answers the health route without a key, in the same shape on every database (issue 30)", async () => {
+        for (const headers of [{}, { "x-api-signature": "wrong" }]) {
+          const answer = await fetch(`${server.url}/blog/health`, { headers });
+          expect(answer.status).toBe(200);
+          expect(await answer.json()).toEqual({
+            success: true,
+            message: "Healthy",
+            data: { primary: "up", replicas: [] },
+          });
+        }
+      });
+
       it("refuses a missing key with 401 before anything else", async () => {
         const anonymous = client(`${server.url}/blog`, undefined);
         for (const path of ["/users/v1/list", "/nothing/v1/list", "/users/v9/list", "/users/v1/show/%E0%A4%A"]) {

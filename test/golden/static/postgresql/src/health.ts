@@ -10,7 +10,7 @@ import { Failure } from "./http/errors.js";
  */
 export const health: FastifyPluginAsync<{ project: string; db: Db }> = async (app, { project, db }) => {
   db.watch(app.log);
-  app.get(`/${project}/health`, { config: { public: true } }, async () => {
+  app.get(`/${project}/health`, { config: { public: true, keys: "any" as const } }, async () => {
     const state = await databaseHealth(db);
     if (state.primary !== "up") throw new Failure(503, "Service unavailable: the primary database cannot be reached");
     return { success: true, message: "Healthy", data: state };
