@@ -221,7 +221,7 @@ for (const setup of ["sqlite", "postgresql", POOLED] as const) {
 
     describe("authentication", () => {
       it("answers the health route without a key, in the same shape on every database (issue 30)", async () => {
-        for (const headers of [{}, { "x-api-signature": "wrong" }]) {
+        for (const headers of [{}, { "x-api-signature": "wrong" }] as Record<string, string>[]) {
           const answer = await fetch(`${server.url}/blog/health`, { headers });
           expect(answer.status).toBe(200);
           expect(await answer.json()).toEqual({

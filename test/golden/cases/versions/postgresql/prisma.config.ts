@@ -17,6 +17,7 @@ export default defineConfig({
   schema: "prisma/schema.prisma",
   migrations: { path: "prisma/migrations" },
   async adapter() {
+    // DIRECT_DATABASE_URL when set: the database itself, where DATABASE_URL leads through a pooler.
     return migrationAdapter(migrationUrl());
   },
 });

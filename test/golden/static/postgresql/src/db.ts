@@ -116,7 +116,7 @@ const REPLICA_CHECK_MS = 1000;
  * primary writes nothing, while the time since the last replayed transaction grows), else the age
  * of the last transaction it replayed. A server that is not in recovery (a primary) has none.
  */
-const LAG = `SELECT CASE WHEN NOT pg_is_in_recovery() OR pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
+const LAG = `SELECT CASE WHEN NOT pg_is_in_recovery() OR pg_last_wal_replay_lsn() >= pg_last_wal_receive_lsn() THEN 0
   ELSE coalesce(extract(epoch FROM now() - pg_last_xact_replay_timestamp()) * 1000, 0) END AS lag_ms`;
 
 /** What the health route says of a database: serving; behind by more than REPLICA_MAX_LAG_MS; unreachable. */
@@ -176,14 +176,16 @@ function run<Row extends pg.QueryResultRow>(pool: pg.Pool, statement: pg.QueryCo
 
 /**
  * A read replica (DATABASE_REPLICA_URLS): it serves reads while it answers and its lag is within
- * REPLICA_MAX_LAG_MS, read every REPLICA_CHECK_MS; a change of state is logged once, and a replica
- * that was skipped serves again as soon as a check finds it back.
+ * REPLICA_MAX_LAG_MS, read every REPLICA_CHECK_MS (lagging: two checks in a row beyond it); a change
+ * of state is logged once, and a replica that was skipped serves again as soon as a check finds it back.
  */
 function openReplica(url: string, index: number, config: Config) {
   const pool = openPool(url, config);
   const name = `replica ${index + 1}`;
   let log: StateLog | undefined;
   let checking = false;
+  /** Checks in a row that found the replica further behind than REPLICA_MAX_LAG_MS. */
+  let behind = 0;
   const replica = {
     name,
     pool,
@@ -211,13 +213,16 @@ function openReplica(url: string, index: number, config: Config) {
       try {
         const { rows } = await run<{ lag_ms: number }>(pool, { text: LAG });
         replica.lagMs = Math.round(rows[0]!.lag_ms);
-        if (replica.lagMs > config.replicaMaxLagMs) {
+        if (replica.lagMs <= config.replicaMaxLagMs) {
+          behind = 0;
+          replica.set("up", "");
+        } else if (++behind >= 2) {
+          // Two readings in a row: one alone may fall between a record's arrival and its replay (a
+          // checkpoint's, say, carrying no transaction, while the last one replayed is old).
           replica.set(
             "lagging",
             `${replica.lagMs} ms behind, more than REPLICA_MAX_LAG_MS (${config.replicaMaxLagMs})`,
           );
-        } else {
-          replica.set("up", "");
         }
       } catch (error) {
         replica.lost(error as Error);
