@@ -4,7 +4,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { tablegen } from "./helpers/command.ts";
 import { scratchDir } from "./helpers/generate.ts";
-import { alternating, client, failure, type Answer } from "./helpers/http.ts";
+import { alternating, client, failure, type Answer, type Client } from "./helpers/http.ts";
 import { createDatabase } from "./helpers/pg-database.ts";
 import { PGBOUNCER, startPgBouncer, throughBouncer, type PgBouncer } from "./helpers/pgbouncer.ts";
 import { findPostgres, startPostgres, startReplica, type PostgresServer } from "./helpers/postgres.ts";
@@ -47,8 +47,12 @@ describe.skipIf(!postgresUrl || !PGBOUNCER)("behind PgBouncer in transaction mod
     await bouncer?.stop();
   });
 
+  let api: Client;
+
   it("two server processes answer 50 concurrent clients with no error", async () => {
     const db = await exampleDatabase("blog", "postgresql");
+    // Sessions in a zone whose offset in the year 1 is +05:53:28 (local mean time): nothing relies on UTC.
+    await db.exec(`ALTER DATABASE "${new URL(db.url).pathname.slice(1)}" SET timezone TO 'Asia/Kolkata'`);
     const { dir } = await sharedExample("blog", "postgresql");
     const env = {
       DATABASE_URL: throughBouncer(db.url, bouncer),
@@ -57,7 +61,7 @@ describe.skipIf(!postgresUrl || !PGBOUNCER)("behind PgBouncer in transaction mod
     };
     const pair = await Promise.all([startTranspiled(dir, env), startTranspiled(dir, env)]);
     servers.push(...pair);
-    const api = alternating(pair.map((server) => client(`${server.url}/blog`, KEY)));
+    api = alternating(pair.map((server) => client(`${server.url}/blog`, KEY)));
     const category = ((await api.post("/categories/v1/create", { name: "Scale" })).body as Envelope<{ id: string }>)
       .data.id;
 
@@ -87,6 +91,32 @@ describe.skipIf(!postgresUrl || !PGBOUNCER)("behind PgBouncer in transaction mod
       }),
     );
     expect(unexpected).toEqual([]);
+  });
+
+  it("answers date-times exactly whatever the session's time zone, the years 1 and 9999 too", async () => {
+    const user = (
+      (await api.post("/users/v1/create", { name: "Time", email: "time@example.com" })).body as Envelope<User>
+    ).data;
+    for (const [given, stored] of [
+      ["0001-01-01T00:00:00Z", "0001-01-01T00:00:00Z"],
+      ["9999-12-31T23:59:59Z", "9999-12-31T23:59:59Z"],
+      ["2024-03-10T12:30:45+05:30", "2024-03-10T07:00:45Z"],
+    ]) {
+      const created = await api.post("/posts/v1/create", { title: given, user_id: user.id, published_at: given });
+      const post = (created.body as Envelope<{ id: number; published_at: string }>).data;
+      expect(post.published_at).toBe(stored);
+      const shown = (await api.get(`/posts/v1/show/${post.id}`)).body as Envelope<{ published_at: string }>;
+      expect(shown.data.published_at).toBe(stored);
+      const listed = (await api.get(`/posts/v1/list?published_at=${encodeURIComponent(stored!)}`)).body as Envelope<
+        { id: number }[]
+      >;
+      expect(listed.data.map((row) => row.id)).toContain(post.id);
+    }
+    // The whole table, as PostgreSQL writes its JSON (to_char … AT TIME ZONE 'UTC').
+    const whole = ((await api.get("/posts/v1/list")).body as Envelope<{ published_at: string }[]>).data;
+    expect(whole.map((post) => post.published_at)).toEqual(
+      expect.arrayContaining(["0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "2024-03-10T07:00:45Z"]),
+    );
   });
 
   describe("tablegen migrate", () => {

@@ -14,21 +14,23 @@ const apiDateTime = (text: string) => `${text.slice(0, 10)}T${text.slice(11, 19)
 
 /**
  * A timestamptz as PostgreSQL writes it in the session's TimeZone (`2024-03-10 12:30:45+00`,
- * `2024-03-10 13:30:45.5+01`, `2024-03-10 07:00:45-05:30`), as the API's UTC `2024-03-10T12:30:45Z`.
- * No session setting is relied on (a pooler shares server connections between clients): the offset
- * is read. In UTC, the common case, the text is only cut.
+ * `2024-03-10 13:30:45.5+01`, `0001-01-01 05:53:28+05:53:28`, `10000-01-01 05:29:59+05:30`), as the
+ * API's UTC `2024-03-10T12:30:45Z`. No session setting is relied on (a pooler shares server
+ * connections between clients): the offset is read. In UTC, the common case, the text is only cut.
  */
-const OFFSET = /([+-])(\d\d)(?::(\d\d))?(?::(\d\d))?$/;
+const LOCAL = /^(\d{4,})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.\d+)?([+-])(\d\d)(?::(\d\d))?(?::(\d\d))?$/;
 function apiInstant(text: string): string {
-  if (text.endsWith("+00")) return apiDateTime(text);
-  const offset = OFFSET.exec(text);
-  if (offset === null) return apiDateTime(text);
-  const [, sign, hours, minutes = "00", seconds = "00"] = offset;
-  const shift = (Number(hours) * 3600 + Number(minutes) * 60 + Number(seconds)) * (sign === "+" ? 1 : -1);
+  if (text.endsWith("+00") && text.charAt(4) === "-") return apiDateTime(text);
+  const local = LOCAL.exec(text);
+  if (local === null) return apiDateTime(text);
+  const [year, month, day, hours, minutes, seconds, , offsetHours, offsetMinutes, offsetSeconds] = local
+    .slice(1)
+    .map((part) => Number(part ?? 0)) as number[];
+  const offset = (offsetHours! * 3600 + offsetMinutes! * 60 + offsetSeconds!) * (local[7] === "+" ? 1 : -1);
   // Set field by field: Date.UTC would read the years 0 to 99 as 1900 to 1999.
   const utc = new Date(0);
-  utc.setUTCFullYear(Number(text.slice(0, 4)), Number(text.slice(5, 7)) - 1, Number(text.slice(8, 10)));
-  utc.setUTCHours(Number(text.slice(11, 13)), Number(text.slice(14, 16)), Number(text.slice(17, 19)) - shift);
+  utc.setUTCFullYear(year!, month! - 1, day!);
+  utc.setUTCHours(hours!, minutes!, seconds! - offset);
   return `${utc.toISOString().slice(0, 19)}Z`;
 }
 
