@@ -142,7 +142,8 @@ const constraintName = (base: string, suffix: string) => `${base.slice(0, MAX_NA
  */
 function jsonColumn(field: Field): string {
   const column = quote(field.name);
-  if (field.kind === "datetime") return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS ${column}`;
+  if (field.kind === "datetime")
+    return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS ${column}`;
   if (field.kind === "float")
     return `CASE WHEN ${column} IN ('Infinity', '-Infinity', 'NaN') THEN NULL ELSE ${column} END AS ${column}`;
   return column;
