@@ -74,6 +74,9 @@ export type MeasureRound<R extends PgRound> = (
   database?: () => () => number,
 ) => Promise<R>;
 
+/** BENCH_PG_POOLER: the generated servers' DATABASE_POOLER (the lean ceiling keeps its named statements). */
+const POOLER = process.env.BENCH_PG_POOLER;
+
 /** The servers loaded in each round: a label (also measureRound's kind, tagging its creates), what starts. */
 const SERVERS = [
   { label: "pg-gen", name: "generated", kind: "generated", workers: 0 },
@@ -387,7 +390,12 @@ export async function pgBenchmark<R extends PgRound>(
           kind: entry.kind,
           serverDir,
           databaseUrl: await copy(`${entry.label.replaceAll("-", "_")}_${round}`),
-          ...(entry.workers > 0 && { env: { WORKERS: String(entry.workers) } }),
+          env: {
+            ...(entry.workers > 0 && { WORKERS: String(entry.workers) }),
+            // BENCH_PG_POOLER=transaction: the generated servers run every statement unnamed, as behind
+            // a pooler in transaction mode, on the same direct connection (issue 30's cost).
+            ...(POOLER && entry.kind !== "lean-pg" && { DATABASE_POOLER: POOLER }),
+          },
         });
         running.push(server);
         servers.set(entry.label, server);
@@ -460,7 +468,10 @@ export function renderPg<R extends PgRound>(result: PgResult<R>): string[] {
       `${settings.rounds} rounds, each on fresh servers, each on its own copy of the seeded database (\`CREATE DATABASE … ` +
       `TEMPLATE\`); per endpoint a ${settings.warmup} s warm-up of each, then ${settings.duration} s of each in the order ` +
       `generated, lean${result.clustered ? ", generated ×2 (`dist/cluster.js`, WORKERS=2), lean ×2 (node:cluster, WORKERS=2)" : ""}; ` +
-      `every process has a pool of 10 connections. PostgreSQL's CPU (all its processes) is read apart from the server's.`,
+      `every process has a pool of 10 connections. PostgreSQL's CPU (all its processes) is read apart from the server's.` +
+      (POOLER
+        ? ` The generated servers run with \`DATABASE_POOLER=${POOLER}\` (BENCH_PG_POOLER): every statement unnamed.`
+        : ""),
     ``,
     `| endpoint | generated req/s | p50 ms | CPU µs/req | PostgreSQL cores | lean req/s | p50 ms | CPU µs/req | PostgreSQL cores | generated / lean, median round | paired rounds | best round | CPU/req (lean ÷ generated) | target | |`,
     `|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|`,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { client, failure, type Client } from "./helpers/http.ts";
+import { alternating, client, failure, type Client } from "./helpers/http.ts";
 import type { LiveDatabase } from "./helpers/live-db.ts";
+import { PGBOUNCER, startPgBouncer, throughBouncer, type PgBouncer } from "./helpers/pgbouncer.ts";
 import { startTranspiled, type RunningServer } from "./helpers/server.ts";
 import { exampleDatabase, sharedExample } from "./helpers/shared-examples.ts";
 
@@ -22,9 +23,17 @@ type Post = {
 };
 type Envelope<T> = { success: boolean; message: string; data: T };
 
-for (const database of ["sqlite", "postgresql"] as const) {
-  describe.skipIf(database === "postgresql" && !postgresUrl)(`list queries on ${database}`, () => {
-    let server: RunningServer;
+// On PostgreSQL behind PgBouncer in transaction mode too (issue 30): two server processes, requests
+// alternating between them, through a pool of 2 server connections, on a database whose sessions'
+// TimeZone is not UTC (a pooler's sessions are not the server's to set).
+const POOLED = "postgresql behind PgBouncer";
+
+for (const setup of ["sqlite", "postgresql", POOLED] as const) {
+  const database = setup === POOLED ? "postgresql" : setup;
+  const skipped = database === "postgresql" && (!postgresUrl || (setup === POOLED && !PGBOUNCER));
+  describe.skipIf(skipped)(`list queries on ${setup}`, () => {
+    const servers: RunningServer[] = [];
+    let bouncer: PgBouncer | undefined;
     let api: Client;
     let posts: Post[] = [];
     let category: string;
@@ -46,8 +55,19 @@ for (const database of ["sqlite", "postgresql"] as const) {
     beforeAll(async () => {
       const { dir } = await sharedExample("blog", database);
       db = await exampleDatabase("blog", database);
-      server = await startTranspiled(dir, { DATABASE_URL: db.url, API_SIGNATURE_KEY: KEY });
-      api = client(`${server.url}/blog`, KEY);
+      if (setup !== POOLED) {
+        servers.push(await startTranspiled(dir, { DATABASE_URL: db.url, API_SIGNATURE_KEY: KEY }));
+      } else {
+        await db.exec(`ALTER DATABASE "${new URL(db.url).pathname.slice(1)}" SET timezone TO 'America/St_Johns'`);
+        bouncer = await startPgBouncer(postgresUrl, 2);
+        const env = {
+          DATABASE_URL: throughBouncer(db.url, bouncer),
+          DATABASE_POOLER: "transaction",
+          API_SIGNATURE_KEY: KEY,
+        };
+        servers.push(...(await Promise.all([startTranspiled(dir, env), startTranspiled(dir, env)])));
+      }
+      api = alternating(servers.map((server) => client(`${server.url}/blog`, KEY)));
       const user = (await api.post("/users/v1/create", { name: "Ada", email: "ada@example.com" })).body as Envelope<{
         id: number;
       }>;
@@ -69,7 +89,8 @@ for (const database of ["sqlite", "postgresql"] as const) {
     });
 
     afterAll(async () => {
-      await server?.stop();
+      await Promise.all(servers.map((server) => server.stop()));
+      await bouncer?.stop();
     });
 
     it("answers every record in id order without parameters, exactly as before", async () => {

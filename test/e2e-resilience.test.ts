@@ -328,6 +328,10 @@ describe.skipIf(!postgresUrl || !findPostgres())("losing PostgreSQL", () => {
     const gone = await fetch(`${server.url}/blog/users/v1/list`, { headers });
     expect(gone.status).toBe(503);
     expect(await gone.json()).toEqual(failure("Service unavailable"));
+    // The health route (no key) says so too (issue 30).
+    const health = await fetch(`${server.url}/blog/health`);
+    expect(health.status).toBe(503);
+    expect(await health.json()).toEqual(failure("Service unavailable: the primary database cannot be reached"));
     await postgres.resume();
     // Served again by itself, without touching the server: 200s among the clients' answers.
     await answeredWith(200, (statuses.get(200) ?? 0) + 4);

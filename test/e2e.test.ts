@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { client, failure, type Client } from "./helpers/http.ts";
+import { alternating, client, failure, type Client } from "./helpers/http.ts";
 import type { LiveDatabase } from "./helpers/live-db.ts";
+import { PGBOUNCER, startPgBouncer, throughBouncer, type PgBouncer } from "./helpers/pgbouncer.ts";
 import { startTranspiled, type RunningServer } from "./helpers/server.ts";
 import { exampleDatabase, sharedExample } from "./helpers/shared-examples.ts";
 
@@ -27,19 +28,39 @@ async function createUser(fields: Record<string, unknown> = {}) {
 
 const postgresUrl = inject("postgresUrl");
 
-// One suite, run against each database the generated server supports.
-for (const database of ["sqlite", "postgresql"] as const) {
-  describe.skipIf(database === "postgresql" && !postgresUrl)(`the generated blog server on ${database}`, () => {
+// One suite, run against each database the generated server supports, and on PostgreSQL behind
+// PgBouncer in transaction mode too (issue 30): two server processes, requests alternating between
+// them, with 10 connections each through a pool of 2 server connections, so that each statement
+// may run on another server connection than the last.
+const POOLED = "postgresql behind PgBouncer";
+let bouncer: PgBouncer | undefined;
+const servers: RunningServer[] = [];
+
+for (const setup of ["sqlite", "postgresql", POOLED] as const) {
+  const database = setup === POOLED ? "postgresql" : setup;
+  const skipped = database === "postgresql" && (!postgresUrl || (setup === POOLED && !PGBOUNCER));
+  describe.skipIf(skipped)(`the generated blog server on ${setup}`, () => {
     beforeAll(async () => {
       const { dir } = await sharedExample("blog", database);
       db = await exampleDatabase("blog", database);
       const env = { DATABASE_URL: db.url, API_SIGNATURE_KEY: KEYS.join(","), BODY_LIMIT: String(BODY_LIMIT) };
-      server = await startTranspiled(dir, env);
-      api = client(`${server.url}/blog`, KEYS[0]);
+      if (setup !== POOLED) {
+        servers.push((server = await startTranspiled(dir, env)));
+        api = client(`${server.url}/blog`, KEYS[0]);
+        return;
+      }
+      // Sessions whose TimeZone is not UTC: a pooler's sessions are not the server's to set.
+      await db.exec(`ALTER DATABASE "${new URL(db.url).pathname.slice(1)}" SET timezone TO 'Asia/Kolkata'`);
+      bouncer = await startPgBouncer(postgresUrl, 2);
+      const through = { ...env, DATABASE_URL: throughBouncer(db.url, bouncer), DATABASE_POOLER: "transaction" };
+      servers.push(...(await Promise.all([startTranspiled(dir, through), startTranspiled(dir, through)])));
+      server = servers[0]!;
+      api = alternating(servers.map((each) => client(`${each.url}/blog`, KEYS[0])));
     });
 
     afterAll(async () => {
-      await server?.stop();
+      await Promise.all(servers.splice(0).map((each) => each.stop()));
+      await bouncer?.stop();
     });
 
     describe("table routes", () => {
@@ -68,6 +89,28 @@ for (const database of ["sqlite", "postgresql"] as const) {
         const show = await api.get(`/users/v1/show/${a.id}`);
         expect(show.status).toBe(200);
         expect(show.body).toEqual({ success: true, message: "Data found.", data: a });
+      });
+
+      it("reads with X-Consistency strong or eventual, and refuses any other value with 400 (issue 30)", async () => {
+        const user = await createUser();
+        const read = (path: string, value: string) => api.request("GET", path, { headers: { "x-consistency": value } });
+        for (const value of ["strong", "eventual"]) {
+          expect((await read(`/users/v1/show/${user.id}`, value)).body).toEqual({
+            success: true,
+            message: "Data found.",
+            data: user,
+          });
+          expect((await read("/users/v1/list?limit=1", value)).status).toBe(200);
+          expect(
+            (await read("/v1/category_posts?category_id=00000000-0000-4000-8000-000000000001", value)).status,
+          ).toBe(200);
+        }
+        const refusal = failure("Invalid request: X-Consistency must be strong or eventual");
+        for (const path of [`/users/v1/show/${user.id}`, "/users/v1/list", "/v1/category_posts?category_id=x"]) {
+          const answer = await read(path, "Strong");
+          expect(answer.status).toBe(400);
+          expect(answer.body).toEqual(refusal);
+        }
       });
 
       it("answers an empty list with success and data []", async () => {
@@ -177,6 +220,18 @@ for (const database of ["sqlite", "postgresql"] as const) {
     });
 
     describe("authentication", () => {
+      it("answers the health route without a key, in the same shape on every database (issue 30)", async () => {
+        for (const headers of [{}, { "x-api-signature": "wrong" }] as Record<string, string>[]) {
+          const answer = await fetch(`${server.url}/blog/health`, { headers });
+          expect(answer.status).toBe(200);
+          expect(await answer.json()).toEqual({
+            success: true,
+            message: "Healthy",
+            data: { primary: "up", replicas: [] },
+          });
+        }
+      });
+
       it("refuses a missing key with 401 before anything else", async () => {
         const anonymous = client(`${server.url}/blog`, undefined);
         for (const path of ["/users/v1/list", "/nothing/v1/list", "/users/v9/list", "/users/v1/show/%E0%A4%A"]) {

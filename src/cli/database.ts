@@ -39,6 +39,8 @@ export interface ScratchDatabase {
  */
 interface Driver {
   connect(url: string, outDir: string, readonly: boolean): Promise<Connection | undefined>;
+  /** Whether the URL leads through a connection pooler that shares server sessions (which migrations cannot go through). */
+  pooled(url: string): Promise<boolean>;
   afterMigrations(url: string, outDir: string): void;
   /** The adapter Prisma's migration engine reaches the database through (the servers' own, src/runtime/). */
   migrationAdapter(url: string, outDir: string): SqlMigrationAwareDriverAdapterFactory;
@@ -63,6 +65,7 @@ const DRIVERS: Record<DatabaseKind, Driver> = {
         },
       };
     },
+    pooled: async () => false,
     migrationAdapter: (url, outDir) => sqliteMigrationAdapter(`file:${sqlitePath(url, outDir)}`),
     // WAL is a property of a SQLite file: set once, after migrations, never by each server process.
     afterMigrations(url, outDir) {
@@ -95,6 +98,25 @@ const DRIVERS: Record<DatabaseKind, Driver> = {
         close: () => client.end(),
       };
     },
+    // A connection's startup options set its session: PgBouncer refuses them (`unsupported startup
+    // parameter: options`), or, told to ignore them, drops them, so the setting is not there. Either
+    // way sessions are the pooler's, and Prisma's migration lock (a session's advisory lock) would
+    // wait forever there. A database that cannot be reached is no pooler: migrate says so itself.
+    async pooled(url) {
+      const client = new pg.Client({ connectionString: url, options: "-c tablegen.session=kept" });
+      client.on("error", () => undefined);
+      try {
+        await client.connect();
+        const { rows } = await client.query<{ kept: string | null }>(
+          "SELECT current_setting('tablegen.session', true) AS kept",
+        );
+        return rows[0]?.kept !== "kept";
+      } catch (error) {
+        return /unsupported startup parameter/.test((error as Error).message);
+      } finally {
+        await client.end().catch(() => undefined);
+      }
+    },
     afterMigrations() {},
     migrationAdapter: (url) => postgresMigrationAdapter(url),
     // PGlite, PostgreSQL in WebAssembly; PostgreSQL gives each output column's type.
@@ -109,6 +131,11 @@ const DRIVERS: Record<DatabaseKind, Driver> = {
     },
   },
 };
+
+/** Whether a database URL leads through a connection pooler that shares sessions (PgBouncer in transaction mode). */
+export function throughPooler(database: DatabaseKind, url: string): Promise<boolean> {
+  return DRIVERS[database].pooled(url);
+}
 
 /** A scratch database of a kind, made of `schema` (the model's tables). */
 export function scratchDatabase(database: DatabaseKind, schema: string): Promise<ScratchDatabase> {

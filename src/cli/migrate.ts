@@ -14,8 +14,8 @@ import { schemaUpdates } from "../migrate/schema-updates.ts";
 import { targetFor, type Target } from "../targets/index.ts";
 import { quote } from "../targets/sql.ts";
 import type { FileTree } from "../tree/file-tree.ts";
-import { afterMigrations, countRows, forgetFailedMigrations, migrationAdapter } from "./database.ts";
-import { databaseUrlFor } from "./env.ts";
+import { afterMigrations, countRows, forgetFailedMigrations, migrationAdapter, throughPooler } from "./database.ts";
+import { migrationUrlFor } from "./env.ts";
 import {
   checkedModel,
   existingMigrations,
@@ -62,9 +62,18 @@ export async function migrate(
   if (stale.length > 0)
     log(`Warning: ${shown} is not up to date with ${options.manifest}; run "tablegen generate" too.`);
 
-  const url = databaseUrlFor(options.manifest) ?? target.implicitDatabaseUrl;
+  const found = migrationUrlFor(options.manifest);
+  const url = found?.url ?? target.implicitDatabaseUrl;
   if (!url && !options.createOnly)
     throw new UserError("DATABASE_URL is not set, in the environment or in the .env beside the manifest");
+  // Through a pooler in transaction mode Prisma's migration lock would wait forever: refused at once.
+  if (found && !options.createOnly && (await throughPooler(model.database, found.url))) {
+    throw new UserError(
+      found.variable === "DIRECT_DATABASE_URL"
+        ? `DIRECT_DATABASE_URL (from ${found.from}) leads through a connection pooler, which migrations cannot go through: set it to the database's own address`
+        : `DATABASE_URL (from ${found.from}) leads through a connection pooler, which migrations cannot go through: set DIRECT_DATABASE_URL to the database's own address (the server keeps DATABASE_URL)`,
+    );
+  }
 
   const existing = existingMigrations(outDir);
   const plan = migrationPlan(outDir, compiled);
@@ -151,7 +160,7 @@ export interface CountedRisk {
 export async function previewMigration(options: Pick<MigrateOptions, "manifest" | "out">): Promise<MigrationPreview> {
   const compiled = await readManifest(options.manifest);
   const outDir = resolve(options.out);
-  const url = databaseUrlFor(options.manifest) ?? targetFor(compiled.model.database).implicitDatabaseUrl;
+  const url = migrationUrlFor(options.manifest)?.url ?? targetFor(compiled.model.database).implicitDatabaseUrl;
   const plan = migrationPlan(outDir, compiled);
   return { plan, risks: await countedRisks(plan, compiled.model.database, url, outDir), url };
 }

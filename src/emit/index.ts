@@ -36,6 +36,7 @@ const SHARED_FILES: Record<string, string> = {
   "src/http/audit.ts": "src/http/audit.ts",
   "src/http/auth.ts": "src/http/auth.ts",
   "src/http/connections.ts": "src/http/connections.ts",
+  "src/http/consistency.ts": "src/http/consistency.ts",
   "src/http/docs.ts": "src/http/docs.ts",
   "src/http/envelope.ts": "src/http/envelope.ts",
   "src/http/errors.ts": "src/http/errors.ts",

@@ -139,6 +139,9 @@ const GONE = "Gone";
 
 const BAD_REQUEST = "BadRequest";
 
+/** The reads' header parameter: from the primary, or from a read replica (docs/CONTRACT.md, "Read replicas"). */
+const CONSISTENCY = "consistency";
+
 // ---------------------------------------------------------------------------------------------
 // Operation names
 
@@ -300,6 +303,7 @@ function listParameters(table: Table): JsonSchema[] {
       schema: withExample(valueSchema(table.id === "uuid" ? "uuid" : "integer"), tableIdExample(table)),
     },
     ref("parameters", "count"),
+    ref("parameters", CONSISTENCY),
     ...filterParameters(table),
   ];
 }
@@ -392,8 +396,11 @@ function tableOperations(table: Table, model: Model, version: string, operationI
         summary: `Get a record from ${table.name}`,
         ...(about && { description: table.description }),
         tags,
-        parameters: [idParameter(table, 1)],
-        responses: responses({ 200: recordAnswer("Data found.", "The record.") }, [403, 404]),
+        parameters: [idParameter(table, 1), ref("parameters", CONSISTENCY)],
+        responses: responses(
+          { 200: recordAnswer("Data found.", "The record."), 400: ref("responses", BAD_REQUEST) },
+          [403, 404],
+        ),
       },
     },
     [`${base}/create`]: {
@@ -479,14 +486,17 @@ function queryOperation(query: Query, project: string, version: string, operatio
         summary: `Run the ${query.name} query`,
         ...(query.description && { description: query.description }),
         tags: [QUERIES_TAG],
-        parameters: query.params.map((param) => ({
-          name: param.name,
-          in: "query",
-          required: true,
-          description: `Bound to :${param.name} (${param.type}).`,
-          schema: paramValueSchema(param),
-          example: typeExample(param.type, param.kind, param.name),
-        })),
+        parameters: [
+          ...query.params.map((param) => ({
+            name: param.name,
+            in: "query",
+            required: true,
+            description: `Bound to :${param.name} (${param.type}).`,
+            schema: paramValueSchema(param),
+            example: typeExample(param.type, param.kind, param.name),
+          })),
+          ref("parameters", CONSISTENCY),
+        ],
         responses: responses(
           {
             200: {
@@ -628,6 +638,15 @@ export function openApiDocument(model: Model, version: string): JsonSchema {
           in: "query",
           description: "`true` adds `X-Total-Count`, the number of records the filters match.",
           schema: { type: "boolean", examples: [true] },
+        },
+        [CONSISTENCY]: {
+          name: "X-Consistency",
+          in: "header",
+          description:
+            "`strong`: read from the primary database, which holds every write already answered. `eventual` (the " +
+            "default): from a read replica when the server has them (PostgreSQL's `DATABASE_REPLICA_URLS`), which may " +
+            "lag behind by up to `REPLICA_MAX_LAG_MS`; without replicas both read the one database.",
+          schema: { type: "string", enum: ["strong", "eventual"], examples: ["strong"] },
         },
       },
       schemas,

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { appliedMigrations } from "../cli/database.ts";
-import { databaseUrlFor } from "../cli/env.ts";
+import { migrationUrlFor } from "../cli/env.ts";
 import { brokenVersions } from "../cli/guard.ts";
 import { checkedModel, compileManifestText, existingMigrations, latestSnapshot } from "../cli/host.ts";
 import { compareOutput, generate } from "../cli/generate.ts";
@@ -149,7 +149,7 @@ const DATABASE_WAIT_MS = 3000;
 /** Migrations written and not applied to the database; undefined when it cannot be read. */
 async function pendingMigrations(project: Project, database: Database): Promise<string[] | undefined> {
   const existing = existingMigrations(project.out);
-  const url = databaseUrlFor(project.manifest) ?? targetFor(database).implicitDatabaseUrl;
+  const url = migrationUrlFor(project.manifest)?.url ?? targetFor(database).implicitDatabaseUrl;
   if (!url) return undefined;
   // A database that does not answer soon is not waited for: the page says "unknown" instead.
   const applied = await Promise.race([

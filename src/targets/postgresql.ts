@@ -134,14 +134,16 @@ const MAX_NAME = 63;
 const constraintName = (base: string, suffix: string) => `${base.slice(0, MAX_NAME - suffix.length - 1)}_${suffix}`;
 
 /**
- * A field as the JSON text of the answers: date-times in the API's form (sessions run in UTC), and
+ * A field as the JSON text of the answers: date-times in the API's form, in UTC whatever the
+ * session's TimeZone (a pooler's sessions are not the server's to set), and
  * doubles that JSON cannot hold (infinities, NaN) as null, as JSON.stringify writes them. Other
  * doubles are rewritten in JavaScript (`jsonDoubles`): PostgreSQL may print other digits of the
  * same double, and another notation.
  */
 function jsonColumn(field: Field): string {
   const column = quote(field.name);
-  if (field.kind === "datetime") return `to_char(${column}, 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS ${column}`;
+  if (field.kind === "datetime")
+    return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS ${column}`;
   if (field.kind === "float")
     return `CASE WHEN ${column} IN ('Infinity', '-Infinity', 'NaN') THEN NULL ELSE ${column} END AS ${column}`;
   return column;

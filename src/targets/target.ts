@@ -22,6 +22,7 @@ export const templatePath = <Context>(path: string) => path as TemplatePath<Cont
 export const DATABASE_MODULES = [
   "constraints.ts",
   "db.ts",
+  "health.ts",
   "limits.ts",
   "list.ts",
   "prisma.ts",

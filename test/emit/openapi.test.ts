@@ -122,7 +122,8 @@ describe("the OpenAPI document of a version", () => {
   it("answers every status an operation can meet, each in the envelope, with the fixed messages as constants", () => {
     const statuses = (id: string) => Object.keys(operation(v1, id).responses);
     expect(statuses("listUsers")).toEqual(["200", "400", "401", "403", "408", "429", "500", "503"]);
-    expect(statuses("getUser")).toEqual(["200", "401", "403", "404", "408", "429", "500", "503"]);
+    // A show's 400: an X-Consistency header that is neither strong nor eventual (issue 30).
+    expect(statuses("getUser")).toEqual(["200", "400", "401", "403", "404", "408", "429", "500", "503"]);
     expect(statuses("createUser")).toEqual([
       "201",
       "400",
@@ -269,6 +270,7 @@ describe("the OpenAPI document of a version", () => {
         schema: { type: "string", format: "date-time" },
       }),
       expect.objectContaining({ name: "published", in: "query", required: true, schema: { type: "boolean" } }),
+      { $ref: "#/components/parameters/consistency" },
     ]);
     expect(operation(v1, "queryCategoryPosts").parameters[0]).toMatchObject({
       name: "category_id",
@@ -330,7 +332,15 @@ describe("the OpenAPI document of a version", () => {
     );
     const document = openApiDocument(queriesOnly, "v2") as OpenApiDocument;
     expect(Object.keys(document.paths)).toEqual(["/q/v2/q", "/q/v2/openapi.json"]);
-    expect(Object.keys(document.components)).toEqual(["securitySchemes", "responses"]);
+    expect(Object.keys(document.components)).toEqual(["securitySchemes", "parameters", "responses"]);
+    // Every read takes X-Consistency (issue 30): the one shared parameter a query uses.
+    expect(document.components.parameters).toEqual({
+      consistency: expect.objectContaining({
+        name: "X-Consistency",
+        in: "header",
+        schema: { type: "string", enum: ["strong", "eventual"], examples: ["strong"] },
+      }),
+    });
     expect(Object.keys(document.components.responses as Json)).toEqual([
       "BadRequest",
       "Unauthorized",

@@ -93,3 +93,15 @@ export function client(baseUrl: string, key: string | undefined): Client {
 }
 
 export const failure = (message: string) => ({ success: false, message, data: [] });
+
+/** One client over several servers of the same API, each request sent to the next in turn. */
+export function alternating(clients: Client[]): Client {
+  let turn = 0;
+  const next = () => clients[turn++ % clients.length]!;
+  return {
+    request: (method, path, options) => next().request(method, path, options),
+    get: (path) => next().get(path),
+    post: (path, body) => next().post(path, body),
+    del: (path) => next().del(path),
+  };
+}

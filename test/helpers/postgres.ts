@@ -48,6 +48,24 @@ export interface PostgresServer {
  * watchdog stops it when the process that started it ends, whichever way it ends.
  */
 export async function startPostgres(bin: string): Promise<PostgresServer> {
+  return startCluster(bin, (initdb, data) =>
+    initdb("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8"]),
+  );
+}
+
+/**
+ * A streaming replica of the PostgreSQL server at `primaryUrl` (one started by startPostgres, whose
+ * pg_hba trusts replication connections on loopback): `pg_basebackup -R` into a temporary
+ * directory, then started on a free port with the primary's max_connections, as a hot standby.
+ */
+export async function startReplica(bin: string, primaryUrl: string): Promise<PostgresServer> {
+  return startCluster(bin, (run, data) => run("pg_basebackup", ["-R", "-D", data, "-d", primaryUrl, "-X", "stream"]));
+}
+
+async function startCluster(
+  bin: string,
+  make: (run: (program: string, args: string[]) => void, data: string) => void,
+): Promise<PostgresServer> {
   const asRoot = process.getuid?.() === 0;
   const dir = mkdtempSync(join(tmpdir(), "tablegen-pg-"));
   const data = join(dir, "data");
@@ -63,12 +81,12 @@ export async function startPostgres(bin: string): Promise<PostgresServer> {
     await promisify(execFile)(file, argv);
   };
   if (asRoot) execFileSync("chown", ["postgres", dir]);
-  run("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8"]);
+  const guard = watchdog({ command: command("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]), remove: dir });
   const port = await freePort();
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
   const start = ["-D", data, "-o", options, "-l", join(dir, "log"), "-w", "start"];
-  const guard = watchdog({ command: command("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]), remove: dir });
   try {
+    make(run, data);
     run("pg_ctl", start);
   } catch (error) {
     await guard.stop();

@@ -9,12 +9,12 @@ const DATA_EXCEPTION = "22";
 
 /**
  * A custom query as a named prepared statement: each pooled connection prepares it once, the
- * first time it runs it. Values arrive converted by the pool's type parsers (see db.ts).
+ * first time it runs it; on a read replica, or the primary when the request asks (`primary`). Values arrive converted by the pool's type parsers (see db.ts).
  */
 export function prepareQuery(db: Db, name: string, text: string, params: string[]) {
-  return async (values: unknown[]): Promise<Row[]> => {
+  return async (values: unknown[], primary: boolean): Promise<Row[]> => {
     try {
-      return (await db.query<Row>({ name, text, values })).rows;
+      return (await db.read<Row>({ name, text, values }, primary)).rows;
     } catch (error) {
       if (!(error instanceof pg.DatabaseError) || !error.code?.startsWith(DATA_EXCEPTION)) throw error;
       const index = values.findIndex((value) => value !== null && error.message.includes(String(value)));

@@ -16,7 +16,9 @@ export function prepareQuery(db: Db, sql: string, converted: Record<string, Stor
   if (!statement.readonly) throw new Error("a custom query must be read-only");
   const columns = Object.entries(converted);
 
-  const run = (params: Record<string, unknown>): Row[] => {
+  // `_primary`: a read that must see every write answered before it (X-Consistency: strong), which
+  // SQLite's one database always does.
+  const run = (params: Record<string, unknown>, _primary: boolean): Row[] => {
     const rows = statement.all(params);
     if (columns.length === 0) return rows;
     for (const row of rows) {

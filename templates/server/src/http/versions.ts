@@ -44,8 +44,8 @@ export type ApiRecord = Values & { id: string | number };
 
 /** What the routes call on a table (with its hooks): `Input` and `Row` in the stored names. */
 export interface VersionedTable<Input = Values, Row = ApiRecord> {
-  page(query: ListQuery): Awaitable<{ records: Row[]; more: boolean; total?: number }>;
-  find(rawId: string): Awaitable<Row | undefined>;
+  page(query: ListQuery, primary?: boolean): Awaitable<{ records: Row[]; more: boolean; total?: number }>;
+  find(rawId: string, primary?: boolean): Awaitable<Row | undefined>;
   create(input: Input, request: FastifyRequest): Awaitable<Row>;
   update(rawId: string, changes: Partial<Input>, request: FastifyRequest): Awaitable<Row | undefined>;
   remove(rawId: string, request: FastifyRequest): Awaitable<boolean>;
@@ -79,14 +79,14 @@ export function versioned<Input, Row extends ApiRecord>(table: VersionedTable<In
           sort: list.sort.map((order) => ({ ...order, field: fields[order.field]! })),
         };
   // Each answer in the same tick when the table's is (SQLite without hooks), as the routes' are.
-  const page = (list: ListQuery) =>
-    after(table.page(query(list)), ({ records, ...rest }) => ({ records: records.map(record), ...rest }));
+  const page = (list: ListQuery, primary?: boolean) =>
+    after(table.page(query(list), primary), ({ records, ...rest }) => ({ records: records.map(record), ...rest }));
   return {
     page,
     /** The whole table after an id, a batch at a time: read as records, to answer them in the version's names. */
-    batchAfter: (id: string | number) =>
-      after(page({ ...WHOLE_TABLE, after: id }), ({ records }) => jsonBatch(records)),
-    find: (rawId: string) => after(table.find(rawId), (found) => found && record(found)),
+    batchAfter: (id: string | number, primary?: boolean) =>
+      after(page({ ...WHOLE_TABLE, after: id }, primary), ({ records }) => jsonBatch(records)),
+    find: (rawId: string, primary?: boolean) => after(table.find(rawId, primary), (found) => found && record(found)),
     create: (input: Values, request: FastifyRequest) => after(table.create(stored(input, defaults), request), record),
     update: (rawId: string, changes: Values, request: FastifyRequest) =>
       after(table.update(rawId, stored(changes), request), (updated) => updated && record(updated)),

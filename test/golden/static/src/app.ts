@@ -2,6 +2,7 @@ import type https from "node:https";
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from "fastify";
 import type { Config } from "./config.js";
 import type { Db } from "./db.js";
+import { health } from "./health.js";
 import { loadCustomRoutes, loadHooks } from "./hooks.js";
 import { keyAccess } from "./http/access.js";
 import { audited, writeLog } from "./http/audit.js";
@@ -139,6 +140,7 @@ export async function buildApp(config: Config, db: Db, log: Log = openLog(config
   const tables = writes ? audited(store.tables, writes.write) : store.tables;
   await app.register(routes, { store: { ...store, tables }, custom: await loadCustomRoutes() });
   await app.register(apiDocs, { project: api.project, versions: api.versions, open: config.apiDocs });
+  await app.register(health, { project: api.project, db });
   wrongMethods.register();
   return app;
 }

@@ -2,6 +2,7 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { Routed } from "../hooked.js";
 import { after, created, deleted, found, updated } from "../http/envelope.js";
+import { readsPrimary } from "../http/consistency.js";
 import { notFound } from "../http/errors.js";
 import type { IdParams } from "../http/ids.js";
 import { nextPageUrl, parseListQuery, type ListQueryString } from "../http/list.js";
@@ -13,16 +14,17 @@ import type { PostsTable } from "../tables/posts.js";
 export const postsRoutes: FastifyPluginAsync<{ table: Routed<PostsTable> }> = async (app, { table }) => {
   app.get<{ Querystring: ListQueryString }>("/list", { schema: postsSchemas.list }, (request, reply) => {
     const query = parseListQuery(request.query, postsListTable);
+    const primary = readsPrimary(request);
     if (query === undefined) {
       // The whole table: answered at once when it fits one batch, else streamed a batch at a time.
-      return after(table.page(WHOLE_TABLE), (first) => {
+      return after(table.page(WHOLE_TABLE, primary), (first) => {
         if (!first.more) return found(first.records);
         return reply
           .type("application/json; charset=utf-8")
-          .send(streamedList(jsonBatch(first.records), table.batchAfter));
+          .send(streamedList(jsonBatch(first.records), (last) => table.batchAfter(last, primary)));
       });
     }
-    return after(table.page(query), (page) => {
+    return after(table.page(query, primary), (page) => {
       if (page.total !== undefined) reply.header("x-total-count", page.total);
       if (page.more) reply.header("link", `<${nextPageUrl(request.url, query, page.records.at(-1)!.id)}>; rel="next"`);
       return found(page.records);
@@ -30,7 +32,7 @@ export const postsRoutes: FastifyPluginAsync<{ table: Routed<PostsTable> }> = as
   });
 
   app.get<{ Params: IdParams }>("/show/:id", { schema: postsSchemas.show }, (request) =>
-    after(table.find(request.params.id), (record) => found(record ?? notFound())),
+    after(table.find(request.params.id, readsPrimary(request)), (record) => found(record ?? notFound())),
   );
 
   app.post<{ Body: PostsInput }>("/create", { schema: postsSchemas.create }, (request, reply) => {

@@ -40,7 +40,7 @@ const SQL = {
           "id",
           "name",
           "website",
-          to_char("created_at", 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "created_at"
+          to_char("created_at" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "created_at"
         FROM "companies" WHERE "id" > $1 ORDER BY "id" LIMIT ${LIST_BATCH}
       ) AS record
     ) AS part
@@ -73,22 +73,25 @@ export function companiesTable(db: Db) {
   const pages = listPages<CompaniesRecord>(db, companiesListTable, COLUMNS);
 
   return {
-    /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
-    async page(query: ListQuery) {
-      const { rows, ...page } = await pages(query);
+    /**
+     * A page of records for a list query: filtered, sorted, limited; counted when asked. Reads (page,
+     * batchAfter, find) go to a read replica, or to the primary when `primary` is asked.
+     */
+    async page(query: ListQuery, primary = false) {
+      const { rows, ...page } = await pages(query, primary);
       return { records: rows, ...page };
     },
 
     /** The whole table's records after an id, a batch at a time, as PostgreSQL writes their JSON. */
-    async batchAfter(after: string): Promise<ListBatch<string>> {
-      const { rows } = await db.query<ListPart<string>>({ ...statements.batch, values: [after] });
+    async batchAfter(after: string, primary = false): Promise<ListBatch<string>> {
+      const { rows } = await db.read<ListPart<string>>({ ...statements.batch, values: [after] }, primary);
       return partsBatch(rows);
     },
 
-    async find(rawId: string): Promise<CompaniesRecord | undefined> {
+    async find(rawId: string, primary = false): Promise<CompaniesRecord | undefined> {
       const id = uuidId(rawId);
       if (id === undefined) return undefined;
-      return (await db.query<CompaniesRecord>({ ...statements.find, values: [id] })).rows[0];
+      return (await db.read<CompaniesRecord>({ ...statements.find, values: [id] }, primary)).rows[0];
     },
 
     async create(input: CompaniesInput): Promise<CompaniesRecord> {

@@ -42,7 +42,7 @@ const SQL = {
           "contact_id",
           "title",
           CASE WHEN "amount" IN ('Infinity', '-Infinity', 'NaN') THEN NULL ELSE "amount" END AS "amount",
-          to_char("closes_at", 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "closes_at",
+          to_char("closes_at" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "closes_at",
           "notes"
         FROM "deals" WHERE "id" > $1 ORDER BY "id" LIMIT ${LIST_BATCH}
       ) AS record
@@ -77,22 +77,25 @@ export function dealsTable(db: Db) {
   const pages = listPages<DealsRecord>(db, dealsListTable, COLUMNS);
 
   return {
-    /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
-    async page(query: ListQuery) {
-      const { rows, ...page } = await pages(query);
+    /**
+     * A page of records for a list query: filtered, sorted, limited; counted when asked. Reads (page,
+     * batchAfter, find) go to a read replica, or to the primary when `primary` is asked.
+     */
+    async page(query: ListQuery, primary = false) {
+      const { rows, ...page } = await pages(query, primary);
       return { records: rows, ...page };
     },
 
     /** The whole table's records after an id, a batch at a time, as PostgreSQL writes their JSON. */
-    async batchAfter(after: number): Promise<ListBatch<number>> {
-      const { rows } = await db.query<ListPart<number>>({ ...statements.batch, values: [after] });
+    async batchAfter(after: number, primary = false): Promise<ListBatch<number>> {
+      const { rows } = await db.read<ListPart<number>>({ ...statements.batch, values: [after] }, primary);
       return partsBatch(rows, writeDoubles);
     },
 
-    async find(rawId: string): Promise<DealsRecord | undefined> {
+    async find(rawId: string, primary = false): Promise<DealsRecord | undefined> {
       const id = numberId(rawId);
       if (id === undefined) return undefined;
-      return (await db.query<DealsRecord>({ ...statements.find, values: [id] })).rows[0];
+      return (await db.read<DealsRecord>({ ...statements.find, values: [id] }, primary)).rows[0];
     },
 
     async create(input: DealsInput): Promise<DealsRecord> {

@@ -13,7 +13,10 @@ const dialect: ListDialect = {
 /** Distinct statement shapes prepared by name per table; past it, statements run unnamed (planned each time). */
 const CACHE_SIZE = 200;
 
-/** A table's list queries: each distinct statement a named prepared statement, values always bound. */
+/**
+ * A table's list queries: each distinct statement a named prepared statement, values always bound;
+ * read from a replica, or the primary when `primary` is asked.
+ */
 export function listPages<Row extends object>(db: Db, table: ListTable, columns: string) {
   const names = new Map<string, string>();
   const statement = (text: string, values: unknown[]) => {
@@ -28,13 +31,13 @@ export function listPages<Row extends object>(db: Db, table: ListTable, columns:
     if (!statement) built.set(query, (statement = listStatement(table, columns, query, dialect)));
     return statement;
   };
-  return async (query: ListQuery): Promise<Page<Row>> => {
+  return async (query: ListQuery, primary = false): Promise<Page<Row>> => {
     const { sql, values, count } = statementOf(query);
-    const rows = (await db.query<Row & Record<string, unknown>>(statement(sql, values))).rows as Row[];
+    const rows = (await db.read<Row & Record<string, unknown>>(statement(sql, values), primary)).rows as Row[];
     const more = query.limit !== undefined && rows.length > query.limit;
     if (more) rows.pop();
     if (!count) return { rows, more };
-    const { total } = (await db.query<{ total: number }>(statement(count.sql, count.values))).rows[0]!;
+    const { total } = (await db.read<{ total: number }>(statement(count.sql, count.values), primary)).rows[0]!;
     return { rows, more, total };
   };
 }

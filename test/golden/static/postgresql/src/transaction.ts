@@ -38,18 +38,17 @@ export type Transactions = ReturnType<typeof openTransactions>;
  * transaction is then rolled back as a whole.
  */
 function onConnection(db: Db, client: pg.PoolClient): Db {
-  return {
-    pool: db.pool,
-    async query<Row extends pg.QueryResultRow = pg.QueryResultRow>(statement: pg.QueryConfig) {
-      await client.query("SAVEPOINT tablegen_statement");
-      try {
-        const result = await client.query<Row>(statement);
-        await client.query("RELEASE SAVEPOINT tablegen_statement");
-        return result;
-      } catch (error) {
-        if (error instanceof pg.DatabaseError) await client.query("ROLLBACK TO SAVEPOINT tablegen_statement");
-        throw error;
-      }
-    },
+  const query = async <Row extends pg.QueryResultRow = pg.QueryResultRow>(statement: pg.QueryConfig) => {
+    await client.query("SAVEPOINT tablegen_statement");
+    try {
+      const result = await client.query<Row>(statement);
+      await client.query("RELEASE SAVEPOINT tablegen_statement");
+      return result;
+    } catch (error) {
+      if (error instanceof pg.DatabaseError) await client.query("ROLLBACK TO SAVEPOINT tablegen_statement");
+      throw error;
+    }
   };
+  // Reads inside a transaction are the transaction's: on the primary, seeing its own writes.
+  return { ...db, query, read: query };
 }

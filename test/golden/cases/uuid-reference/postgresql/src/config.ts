@@ -15,8 +15,14 @@ export interface Config {
   corsOrigins: string[];
   /** API_DOCS=on: the API reference page at /<project>/docs, and the OpenAPI documents without the key. */
   apiDocs: boolean;
-  /** Connections to PostgreSQL this process keeps open at most. */
+  /** Connections to PostgreSQL this process keeps open at most (to the primary, and to each replica). */
   poolSize: number;
+  /** DATABASE_POOLER=transaction: a pooler in transaction mode is in between, so no statement is prepared by name. */
+  pooler: "none" | "transaction";
+  /** DATABASE_REPLICA_URLS: read replicas, which serve list, show and custom queries in turn. */
+  replicaUrls: string[];
+  /** REPLICA_MAX_LAG_MS: a replica further behind the primary than this is skipped until it catches up. */
+  replicaMaxLagMs: number;
   tls?: { cert: Buffer; key: Buffer };
   logLevel: string;
   /** LOG_FLUSH_MS: how long a log line may wait in its buffer before it is written (0: no buffer, each line at once). */
@@ -46,6 +52,37 @@ export function databaseUrl(env: NodeJS.ProcessEnv = process.env): string {
   return env.DATABASE_URL;
 }
 
+function pooler(env: NodeJS.ProcessEnv): Config["pooler"] {
+  const value = env.DATABASE_POOLER || "none";
+  if (value !== "none" && value !== "transaction") {
+    throw new ConfigError(`DATABASE_POOLER must be transaction or none, not "${value}"`);
+  }
+  return value;
+}
+
+/** DATABASE_REPLICA_URLS, comma-separated; an entry is named by its place, never by its text (it may hold a password). */
+function replicaUrls(env: NodeJS.ProcessEnv): string[] {
+  const urls = (env.DATABASE_REPLICA_URLS ?? "")
+    .split(",")
+    .map((url) => url.trim())
+    .filter((url) => url.length > 0);
+  urls.forEach((url, index) => {
+    if (!/^postgres(ql)?:\/\//.test(url)) {
+      throw new ConfigError(`DATABASE_REPLICA_URLS: entry ${index + 1} is not a postgresql:// URL`);
+    }
+  });
+  return urls;
+}
+
+/**
+ * The database migrations are applied to (`npm run migrate`): DIRECT_DATABASE_URL when set, the
+ * database's own address where DATABASE_URL leads through a connection pooler in transaction mode,
+ * through which Prisma's migration lock cannot be held; else DATABASE_URL.
+ */
+export function migrationUrl(env: NodeJS.ProcessEnv = process.env): string {
+  return env.DIRECT_DATABASE_URL || databaseUrl(env);
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const signatureKeys = (env.API_SIGNATURE_KEY ?? "")
     .split(",")
@@ -63,6 +100,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     auditLog: onOff(env, "AUDIT_LOG", true),
     bodyLimit: integer(env, "BODY_LIMIT", MEBIBYTE),
     poolSize: integer(env, "DATABASE_POOL_SIZE", 10),
+    pooler: pooler(env),
+    replicaUrls: replicaUrls(env),
+    replicaMaxLagMs: milliseconds(env, "REPLICA_MAX_LAG_MS", 5000),
     corsOrigins: (env.CORS_ORIGINS ?? "")
       .split(",")
       .map((origin) => origin.trim())

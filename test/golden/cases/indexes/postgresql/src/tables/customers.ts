@@ -35,7 +35,7 @@ const SQL = {
           "id",
           "email",
           "city",
-          to_char("joined_at", 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "joined_at"
+          to_char("joined_at" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "joined_at"
         FROM "customers" WHERE "id" > $1 ORDER BY "id" LIMIT ${LIST_BATCH}
       ) AS record
     ) AS part
@@ -65,22 +65,25 @@ export function customersTable(db: Db) {
   const pages = listPages<CustomersRecord>(db, customersListTable, COLUMNS);
 
   return {
-    /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
-    async page(query: ListQuery) {
-      const { rows, ...page } = await pages(query);
+    /**
+     * A page of records for a list query: filtered, sorted, limited; counted when asked. Reads (page,
+     * batchAfter, find) go to a read replica, or to the primary when `primary` is asked.
+     */
+    async page(query: ListQuery, primary = false) {
+      const { rows, ...page } = await pages(query, primary);
       return { records: rows, ...page };
     },
 
     /** The whole table's records after an id, a batch at a time, as PostgreSQL writes their JSON. */
-    async batchAfter(after: number): Promise<ListBatch<number>> {
-      const { rows } = await db.query<ListPart<number>>({ ...statements.batch, values: [after] });
+    async batchAfter(after: number, primary = false): Promise<ListBatch<number>> {
+      const { rows } = await db.read<ListPart<number>>({ ...statements.batch, values: [after] }, primary);
       return partsBatch(rows);
     },
 
-    async find(rawId: string): Promise<CustomersRecord | undefined> {
+    async find(rawId: string, primary = false): Promise<CustomersRecord | undefined> {
       const id = numberId(rawId);
       if (id === undefined) return undefined;
-      return (await db.query<CustomersRecord>({ ...statements.find, values: [id] })).rows[0];
+      return (await db.read<CustomersRecord>({ ...statements.find, values: [id] }, primary)).rows[0];
     },
 
     async create(input: CustomersInput): Promise<CustomersRecord> {

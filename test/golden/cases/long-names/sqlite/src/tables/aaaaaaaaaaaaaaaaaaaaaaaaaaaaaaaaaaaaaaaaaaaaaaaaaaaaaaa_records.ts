@@ -92,8 +92,11 @@ export function aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsTa
     COLUMNS,
   );
 
-  /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
-  const page = (query: ListQuery) => {
+  /**
+   * A page of records for a list query: filtered, sorted, limited; counted when asked. Reads take
+   * `_primary` (X-Consistency: strong), which SQLite's one database needs not: it has no replicas.
+   */
+  const page = (query: ListQuery, _primary?: boolean) => {
     const { rows, ...rest } = pages(query);
     return { records: rows.map(toRecord), ...rest };
   };
@@ -103,9 +106,12 @@ export function aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsTa
     page,
 
     /** The whole table's records after an id, a batch at a time, as JSON text. */
-    batchAfter: (after: number) => jsonBatch(page({ ...WHOLE_TABLE, after }).records),
+    batchAfter: (after: number, _primary?: boolean) => jsonBatch(page({ ...WHOLE_TABLE, after }).records),
 
-    find(rawId: string): AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRecord | undefined {
+    find(
+      rawId: string,
+      _primary?: boolean,
+    ): AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRecord | undefined {
       const id = numberId(rawId);
       const row = id === undefined ? undefined : statements.find.get(id);
       return row && toRecord(row);

@@ -50,8 +50,8 @@ const SQL = {
           CASE WHEN "price" IN ('Infinity', '-Infinity', 'NaN') THEN NULL ELSE "price" END AS "price",
           "stock",
           "active",
-          to_char("added_at", 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "added_at",
-          to_char("launch_at", 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "launch_at"
+          to_char("added_at" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "added_at",
+          to_char("launch_at" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "launch_at"
         FROM "products" WHERE "id" > $1 ORDER BY "id" LIMIT ${LIST_BATCH}
       ) AS record
     ) AS part
@@ -85,22 +85,25 @@ export function productsTable(db: Db) {
   const pages = listPages<ProductsRecord>(db, productsListTable, COLUMNS);
 
   return {
-    /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
-    async page(query: ListQuery) {
-      const { rows, ...page } = await pages(query);
+    /**
+     * A page of records for a list query: filtered, sorted, limited; counted when asked. Reads (page,
+     * batchAfter, find) go to a read replica, or to the primary when `primary` is asked.
+     */
+    async page(query: ListQuery, primary = false) {
+      const { rows, ...page } = await pages(query, primary);
       return { records: rows, ...page };
     },
 
     /** The whole table's records after an id, a batch at a time, as PostgreSQL writes their JSON. */
-    async batchAfter(after: number): Promise<ListBatch<number>> {
-      const { rows } = await db.query<ListPart<number>>({ ...statements.batch, values: [after] });
+    async batchAfter(after: number, primary = false): Promise<ListBatch<number>> {
+      const { rows } = await db.read<ListPart<number>>({ ...statements.batch, values: [after] }, primary);
       return partsBatch(rows, writeDoubles);
     },
 
-    async find(rawId: string): Promise<ProductsRecord | undefined> {
+    async find(rawId: string, primary = false): Promise<ProductsRecord | undefined> {
       const id = numberId(rawId);
       if (id === undefined) return undefined;
-      return (await db.query<ProductsRecord>({ ...statements.find, values: [id] })).rows[0];
+      return (await db.read<ProductsRecord>({ ...statements.find, values: [id] }, primary)).rows[0];
     },
 
     async create(input: ProductsInput): Promise<ProductsRecord> {

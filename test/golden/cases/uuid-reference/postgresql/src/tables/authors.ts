@@ -55,22 +55,25 @@ export function authorsTable(db: Db) {
   const pages = listPages<AuthorsRecord>(db, authorsListTable, COLUMNS);
 
   return {
-    /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
-    async page(query: ListQuery) {
-      const { rows, ...page } = await pages(query);
+    /**
+     * A page of records for a list query: filtered, sorted, limited; counted when asked. Reads (page,
+     * batchAfter, find) go to a read replica, or to the primary when `primary` is asked.
+     */
+    async page(query: ListQuery, primary = false) {
+      const { rows, ...page } = await pages(query, primary);
       return { records: rows, ...page };
     },
 
     /** The whole table's records after an id, a batch at a time, as PostgreSQL writes their JSON. */
-    async batchAfter(after: string): Promise<ListBatch<string>> {
-      const { rows } = await db.query<ListPart<string>>({ ...statements.batch, values: [after] });
+    async batchAfter(after: string, primary = false): Promise<ListBatch<string>> {
+      const { rows } = await db.read<ListPart<string>>({ ...statements.batch, values: [after] }, primary);
       return partsBatch(rows);
     },
 
-    async find(rawId: string): Promise<AuthorsRecord | undefined> {
+    async find(rawId: string, primary = false): Promise<AuthorsRecord | undefined> {
       const id = uuidId(rawId);
       if (id === undefined) return undefined;
-      return (await db.query<AuthorsRecord>({ ...statements.find, values: [id] })).rows[0];
+      return (await db.read<AuthorsRecord>({ ...statements.find, values: [id] }, primary)).rows[0];
     },
 
     async create(input: AuthorsInput): Promise<AuthorsRecord> {

@@ -32,8 +32,11 @@ export function authorsTable(db: Db) {
   const referrers: ReferrerCheck[] = [];
   const pages = listPages<AuthorsRecord>(db, authorsListTable, COLUMNS);
 
-  /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
-  const page = (query: ListQuery) => {
+  /**
+   * A page of records for a list query: filtered, sorted, limited; counted when asked. Reads take
+   * `_primary` (X-Consistency: strong), which SQLite's one database needs not: it has no replicas.
+   */
+  const page = (query: ListQuery, _primary?: boolean) => {
     const { rows, ...rest } = pages(query);
     return { records: rows, ...rest };
   };
@@ -43,9 +46,9 @@ export function authorsTable(db: Db) {
     page,
 
     /** The whole table's records after an id, a batch at a time, as JSON text. */
-    batchAfter: (after: string) => jsonBatch(page({ ...WHOLE_TABLE, after }).records),
+    batchAfter: (after: string, _primary?: boolean) => jsonBatch(page({ ...WHOLE_TABLE, after }).records),
 
-    find(rawId: string): AuthorsRecord | undefined {
+    find(rawId: string, _primary?: boolean): AuthorsRecord | undefined {
       const id = uuidId(rawId);
       const row = id === undefined ? undefined : statements.find.get(id);
       return row;

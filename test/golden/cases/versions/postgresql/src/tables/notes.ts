@@ -54,22 +54,25 @@ export function notesTable(db: Db) {
   const pages = listPages<NotesRecord>(db, notesListTable, COLUMNS);
 
   return {
-    /** A page of records for a list query: filtered, sorted, limited; counted when asked. */
-    async page(query: ListQuery) {
-      const { rows, ...page } = await pages(query);
+    /**
+     * A page of records for a list query: filtered, sorted, limited; counted when asked. Reads (page,
+     * batchAfter, find) go to a read replica, or to the primary when `primary` is asked.
+     */
+    async page(query: ListQuery, primary = false) {
+      const { rows, ...page } = await pages(query, primary);
       return { records: rows, ...page };
     },
 
     /** The whole table's records after an id, a batch at a time, as PostgreSQL writes their JSON. */
-    async batchAfter(after: number): Promise<ListBatch<number>> {
-      const { rows } = await db.query<ListPart<number>>({ ...statements.batch, values: [after] });
+    async batchAfter(after: number, primary = false): Promise<ListBatch<number>> {
+      const { rows } = await db.read<ListPart<number>>({ ...statements.batch, values: [after] }, primary);
       return partsBatch(rows);
     },
 
-    async find(rawId: string): Promise<NotesRecord | undefined> {
+    async find(rawId: string, primary = false): Promise<NotesRecord | undefined> {
       const id = numberId(rawId);
       if (id === undefined) return undefined;
-      return (await db.query<NotesRecord>({ ...statements.find, values: [id] })).rows[0];
+      return (await db.read<NotesRecord>({ ...statements.find, values: [id] }, primary)).rows[0];
     },
 
     async create(input: NotesInput): Promise<NotesRecord> {
