@@ -59,7 +59,10 @@ export async function startPostgres(bin: string): Promise<PostgresServer> {
  * directory, then started on a free port with the primary's max_connections, as a hot standby.
  */
 export async function startReplica(bin: string, primaryUrl: string): Promise<PostgresServer> {
-  return startCluster(bin, (run, data) => run("pg_basebackup", ["-R", "-D", data, "-d", primaryUrl, "-X", "stream"]));
+  // A fast checkpoint on the primary first: the default spreads it over most of checkpoint_timeout.
+  return startCluster(bin, (run, data) =>
+    run("pg_basebackup", ["-R", "-D", data, "-d", primaryUrl, "-X", "stream", "-c", "fast"]),
+  );
 }
 
 async function startCluster(
