@@ -11,6 +11,8 @@ const storage: Storage = {
   param: (_name, position) => `$${position}`,
   single: "$1",
   keepUnlessSet: (column, flag, value) => `CASE WHEN ${flag} THEN ${value} ELSE ${column} END`,
+  // One parameter, an array of the ids: one prepared statement for any number of them.
+  inIds: (column) => `${column} = ANY($1)`,
   converter: (field) => (field.kind === "datetime" ? "storedDateTime" : undefined),
   storedDefault(field) {
     const fallback = field.default!;
