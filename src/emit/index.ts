@@ -46,6 +46,7 @@ const SHARED_FILES: Record<string, string> = {
   "src/http/numbers.ts": "src/http/numbers.ts",
   "src/http/stream.ts": "src/http/stream.ts",
   "src/http/expand.ts": "src/http/expand.ts",
+  "src/http/batch.ts": "src/http/batch.ts",
   "src/http/text.ts": "src/http/text.ts",
   "src/list-sql.ts": "src/list-sql.ts",
   "src/log.ts": "src/log.ts",
@@ -151,6 +152,12 @@ interface RoutesContext {
   versions: {
     version: string;
     deprecation: ReturnType<typeof deprecationHeaders>;
+    /** The version's batch route: its prefix, and the tables it writes. */
+    batch: {
+      prefix: string;
+      project: string;
+      tables: { table: string; schemas: string; versionsName?: string }[];
+    };
     /** Each table's and query's routes registered under the version's prefix. */
     registrations: {
       routes: string;
@@ -269,6 +276,17 @@ function* serverFiles(model: Model, sources: Sources): Generator<EmittedFile> {
         version,
         deprecation: deprecationHeaders(version, model.deprecated[version]),
         registrations: registrations(version),
+        batch: {
+          prefix: `/${model.project}/${version}`,
+          project: model.project,
+          tables: tables
+            .filter((_, index) => model.tables[index]!.versions.includes(version))
+            .map(({ table, schemas, versioned, versionsName }) => ({
+              table,
+              schemas,
+              ...(versioned && { versionsName }),
+            })),
+        },
       })),
     }),
   };
