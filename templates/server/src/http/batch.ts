@@ -90,6 +90,8 @@ export const batchRoute: FastifyPluginAsync<{
           ]);
         } catch (error) {
           const failure = failureFor(error, routed);
+          // The server's own failures (500, 503) are the batch's, whichever operation met them.
+          if (failure.statusCode >= 500 && !(error instanceof Failure)) throw failure;
           throw new Failure(failure.statusCode, `operations[${index}]: ${failure.messageFor(routed)}`);
         }
       }
