@@ -62,7 +62,9 @@ export const fieldObjectSchema = z
     reverse: z
       .string()
       .optional()
-      .describe("The name `expand` embeds the records referring to one under, on the referenced table; default this table's name"),
+      .describe(
+        "The name `expand` embeds the records referring to one under, on the referenced table; default this table's name",
+      ),
     renamedFrom: z.string().optional().describe("The field's previous name, so a migration keeps its data"),
     index: z.boolean().optional().describe("Index the field, for fast list filters and sorts on it"),
     description: z.string().optional().describe("What the field holds, for the API's documentation"),
