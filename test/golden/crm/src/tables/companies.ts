@@ -28,6 +28,7 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "companies" WHERE "id" = $1`,
+  withIds: `SELECT ${COLUMNS} FROM "companies" WHERE "id" = ANY($1)`,
   batch: `
     SELECT string_agg(part."json", ',' ORDER BY part."id") AS "json",
       count(*)::int AS "size",
@@ -57,7 +58,10 @@ export function companiesTable(db: Db) {
     update: { name: "companies.update", text: SQL.update },
     remove: { name: "companies.remove", text: SQL.remove },
     batch: { name: "companies.batch", text: SQL.batch },
+    withIds: { name: "companies.withIds", text: SQL.withIds },
   };
+  /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
+  const referring: Record<string, { name: string; text: string }> = {};
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [];
   /** References that can refuse a delete, each with a statement telling whether it holds an id. */
@@ -83,6 +87,16 @@ export function companiesTable(db: Db) {
     async batchAfter(after: string): Promise<ListBatch<string>> {
       const { rows } = await db.query<ListPart<string>>({ ...statements.batch, values: [after] });
       return partsBatch(rows);
+    },
+
+    /** The records with these ids (`expand`). */
+    async withIds(ids: unknown[]): Promise<CompaniesRecord[]> {
+      return (await db.query<CompaniesRecord>({ ...statements.withIds, values: [ids] })).rows;
+    },
+
+    /** The records referring to these ids through a reference field, at most 100 each, in id order (`expand`). */
+    async referring(field: string, ids: unknown[]): Promise<CompaniesRecord[]> {
+      return (await db.query<CompaniesRecord>({ ...referring[field]!, values: [ids] })).rows;
     },
 
     async find(rawId: string): Promise<CompaniesRecord | undefined> {

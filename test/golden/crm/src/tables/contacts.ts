@@ -28,6 +28,7 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "contacts" WHERE "id" = $1`,
+  withIds: `SELECT ${COLUMNS} FROM "contacts" WHERE "id" = ANY($1)`,
   batch: `
     SELECT string_agg(part."json", ',' ORDER BY part."id") AS "json",
       count(*)::int AS "size",
@@ -59,6 +60,19 @@ export function contactsTable(db: Db) {
     update: { name: "contacts.update", text: SQL.update },
     remove: { name: "contacts.remove", text: SQL.remove },
     batch: { name: "contacts.batch", text: SQL.batch },
+    withIds: { name: "contacts.withIds", text: SQL.withIds },
+  };
+  /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
+  const referring: Record<string, { name: string; text: string }> = {
+    company_id: {
+      name: "contacts.referring.company_id",
+      text: `
+    SELECT ${COLUMNS} FROM (
+      SELECT ${COLUMNS}, row_number() OVER (PARTITION BY "company_id" ORDER BY "id") AS "tablegen_rank"
+      FROM "contacts" WHERE "company_id" = ANY($1)
+    ) AS "referring" WHERE "tablegen_rank" <= 100 ORDER BY "id"
+  `,
+    },
   };
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [
@@ -88,6 +102,16 @@ export function contactsTable(db: Db) {
     async batchAfter(after: number): Promise<ListBatch<number>> {
       const { rows } = await db.query<ListPart<number>>({ ...statements.batch, values: [after] });
       return partsBatch(rows);
+    },
+
+    /** The records with these ids (`expand`). */
+    async withIds(ids: unknown[]): Promise<ContactsRecord[]> {
+      return (await db.query<ContactsRecord>({ ...statements.withIds, values: [ids] })).rows;
+    },
+
+    /** The records referring to these ids through a reference field, at most 100 each, in id order (`expand`). */
+    async referring(field: string, ids: unknown[]): Promise<ContactsRecord[]> {
+      return (await db.query<ContactsRecord>({ ...referring[field]!, values: [ids] })).rows;
     },
 
     async find(rawId: string): Promise<ContactsRecord | undefined> {

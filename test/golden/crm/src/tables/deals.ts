@@ -29,6 +29,7 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "deals" WHERE "id" = $1`,
+  withIds: `SELECT ${COLUMNS} FROM "deals" WHERE "id" = ANY($1)`,
   batch: `
     SELECT string_agg(part."json", ',' ORDER BY part."id") AS "json",
       count(*)::int AS "size",
@@ -63,6 +64,19 @@ export function dealsTable(db: Db) {
     update: { name: "deals.update", text: SQL.update },
     remove: { name: "deals.remove", text: SQL.remove },
     batch: { name: "deals.batch", text: SQL.batch },
+    withIds: { name: "deals.withIds", text: SQL.withIds },
+  };
+  /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
+  const referring: Record<string, { name: string; text: string }> = {
+    contact_id: {
+      name: "deals.referring.contact_id",
+      text: `
+    SELECT ${COLUMNS} FROM (
+      SELECT ${COLUMNS}, row_number() OVER (PARTITION BY "contact_id" ORDER BY "id") AS "tablegen_rank"
+      FROM "deals" WHERE "contact_id" = ANY($1)
+    ) AS "referring" WHERE "tablegen_rank" <= 100 ORDER BY "id"
+  `,
+    },
   };
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [
@@ -87,6 +101,16 @@ export function dealsTable(db: Db) {
     async batchAfter(after: number): Promise<ListBatch<number>> {
       const { rows } = await db.query<ListPart<number>>({ ...statements.batch, values: [after] });
       return partsBatch(rows, writeDoubles);
+    },
+
+    /** The records with these ids (`expand`). */
+    async withIds(ids: unknown[]): Promise<DealsRecord[]> {
+      return (await db.query<DealsRecord>({ ...statements.withIds, values: [ids] })).rows;
+    },
+
+    /** The records referring to these ids through a reference field, at most 100 each, in id order (`expand`). */
+    async referring(field: string, ids: unknown[]): Promise<DealsRecord[]> {
+      return (await db.query<DealsRecord>({ ...referring[field]!, values: [ids] })).rows;
     },
 
     async find(rawId: string): Promise<DealsRecord | undefined> {

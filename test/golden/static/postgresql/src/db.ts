@@ -73,6 +73,7 @@ export function isSchemaNewer(error: unknown): boolean {
 
 /** A connection pool; the server keeps no other state, so any number of copies can share a database. */
 export function openDatabase(config: Config) {
+  const trace = config.sqlLog ? traceSql : undefined;
   const pool = new pg.Pool({
     connectionString: config.databaseUrl,
     max: config.poolSize,
@@ -89,6 +90,7 @@ export function openDatabase(config: Config) {
   pool.on("connect", (client) => client.on("error", () => undefined));
   return {
     pool,
+    trace,
     /**
      * Runs a statement on a pooled connection. pg's own `pool.query` closes a connection after
      * any error; one that PostgreSQL answered (a constraint, a bad value) is still sound, so it
@@ -98,6 +100,7 @@ export function openDatabase(config: Config) {
      * cost a list of 100 records a quarter of its time.
      */
     query<Row extends pg.QueryResultRow = pg.QueryResultRow>(statement: pg.QueryConfig): Promise<pg.QueryResult<Row>> {
+      trace?.(statement.text);
       return new Promise((resolve, reject) => {
         pool.connect((connectError, client, release) => {
           if (connectError) return reject(connectError);
@@ -115,6 +118,11 @@ export function openDatabase(config: Config) {
       });
     },
   };
+}
+
+/** SQL_LOG=on: every statement the server runs, one line each on standard error. */
+export function traceSql(sql: string): void {
+  process.stderr.write(`sql: ${sql.replace(/\s+/g, " ").trim()}\n`);
 }
 
 export async function closeDatabase(db: Db): Promise<void> {

@@ -40,7 +40,9 @@ export type Transactions = ReturnType<typeof openTransactions>;
 function onConnection(db: Db, client: pg.PoolClient): Db {
   return {
     pool: db.pool,
+    trace: db.trace,
     async query<Row extends pg.QueryResultRow = pg.QueryResultRow>(statement: pg.QueryConfig) {
+      db.trace?.(statement.text);
       await client.query("SAVEPOINT tablegen_statement");
       try {
         const result = await client.query<Row>(statement);

@@ -23,6 +23,7 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "customers" WHERE "id" = $1`,
+  withIds: `SELECT ${COLUMNS} FROM "customers" WHERE "id" = ANY($1)`,
   batch: `
     SELECT string_agg(part."json", ',' ORDER BY part."id") AS "json",
       count(*)::int AS "size",
@@ -52,7 +53,10 @@ export function customersTable(db: Db) {
     update: { name: "customers.update", text: SQL.update },
     remove: { name: "customers.remove", text: SQL.remove },
     batch: { name: "customers.batch", text: SQL.batch },
+    withIds: { name: "customers.withIds", text: SQL.withIds },
   };
+  /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
+  const referring: Record<string, { name: string; text: string }> = {};
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [];
   /** References that can refuse a delete, each with a statement telling whether it holds an id. */
@@ -75,6 +79,16 @@ export function customersTable(db: Db) {
     async batchAfter(after: number): Promise<ListBatch<number>> {
       const { rows } = await db.query<ListPart<number>>({ ...statements.batch, values: [after] });
       return partsBatch(rows);
+    },
+
+    /** The records with these ids (`expand`). */
+    async withIds(ids: unknown[]): Promise<CustomersRecord[]> {
+      return (await db.query<CustomersRecord>({ ...statements.withIds, values: [ids] })).rows;
+    },
+
+    /** The records referring to these ids through a reference field, at most 100 each, in id order (`expand`). */
+    async referring(field: string, ids: unknown[]): Promise<CustomersRecord[]> {
+      return (await db.query<CustomersRecord>({ ...referring[field]!, values: [ids] })).rows;
     },
 
     async find(rawId: string): Promise<CustomersRecord | undefined> {

@@ -22,6 +22,7 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "orders" WHERE "id" = $1`,
+  withIds: `SELECT ${COLUMNS} FROM "orders" WHERE "id" = ANY($1)`,
   batch: `
     SELECT string_agg(part."json", ',' ORDER BY part."id") AS "json",
       count(*)::int AS "size",
@@ -53,6 +54,19 @@ export function ordersTable(db: Db) {
     update: { name: "orders.update", text: SQL.update },
     remove: { name: "orders.remove", text: SQL.remove },
     batch: { name: "orders.batch", text: SQL.batch },
+    withIds: { name: "orders.withIds", text: SQL.withIds },
+  };
+  /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
+  const referring: Record<string, { name: string; text: string }> = {
+    customer_id: {
+      name: "orders.referring.customer_id",
+      text: `
+    SELECT ${COLUMNS} FROM (
+      SELECT ${COLUMNS}, row_number() OVER (PARTITION BY "customer_id" ORDER BY "id") AS "tablegen_rank"
+      FROM "orders" WHERE "customer_id" = ANY($1)
+    ) AS "referring" WHERE "tablegen_rank" <= 100 ORDER BY "id"
+  `,
+    },
   };
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [
@@ -77,6 +91,16 @@ export function ordersTable(db: Db) {
     async batchAfter(after: number): Promise<ListBatch<number>> {
       const { rows } = await db.query<ListPart<number>>({ ...statements.batch, values: [after] });
       return partsBatch(rows, writeDoubles);
+    },
+
+    /** The records with these ids (`expand`). */
+    async withIds(ids: unknown[]): Promise<OrdersRecord[]> {
+      return (await db.query<OrdersRecord>({ ...statements.withIds, values: [ids] })).rows;
+    },
+
+    /** The records referring to these ids through a reference field, at most 100 each, in id order (`expand`). */
+    async referring(field: string, ids: unknown[]): Promise<OrdersRecord[]> {
+      return (await db.query<OrdersRecord>({ ...referring[field]!, values: [ids] })).rows;
     },
 
     async find(rawId: string): Promise<OrdersRecord | undefined> {

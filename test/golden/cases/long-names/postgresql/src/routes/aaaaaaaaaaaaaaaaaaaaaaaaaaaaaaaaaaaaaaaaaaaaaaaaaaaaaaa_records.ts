@@ -2,6 +2,7 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { Routed } from "../hooked.js";
 import { after, created, deleted, found, updated } from "../http/envelope.js";
+import { expandedList, expandedShow, expandOfShow, type Related } from "../http/expand.js";
 import { notFound } from "../http/errors.js";
 import type { IdParams } from "../http/ids.js";
 import { nextPageUrl, parseListQuery, type ListQueryString } from "../http/list.js";
@@ -16,7 +17,8 @@ import type { AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsTabl
 /** The routes of the aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records table, registered under /ppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records/<version> for each of its versions. */
 export const aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRoutes: FastifyPluginAsync<{
   table: Routed<AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsTable>;
-}> = async (app, { table }) => {
+  related: Related;
+}> = async (app, { table, related }) => {
   app.get<{ Querystring: ListQueryString }>(
     "/list",
     { schema: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsSchemas.list },
@@ -24,7 +26,12 @@ export const aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRoute
       const query = parseListQuery(
         request.query,
         aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsListTable,
+        related,
       );
+      if (query?.expand) {
+        const nextPage = (lastId: unknown) => nextPageUrl(request.url, query, lastId);
+        return expandedList(reply, table, { ...query, expand: query.expand }, related, nextPage);
+      }
       if (query === undefined) {
         // The whole table: answered at once when it fits one batch, else streamed a batch at a time.
         return after(table.page(WHOLE_TABLE), (first) => {
@@ -46,7 +53,12 @@ export const aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRoute
   app.get<{ Params: IdParams }>(
     "/show/:id",
     { schema: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsSchemas.show },
-    (request) => after(table.find(request.params.id), (record) => found(record ?? notFound())),
+    (request, reply) => {
+      const expand = expandOfShow(request.query, related);
+      if (expand)
+        return after(table.find(request.params.id), (record) => expandedShow(reply, record, expand, related, notFound));
+      return after(table.find(request.params.id), (record) => found(record ?? notFound()));
+    },
   );
 
   app.post<{ Body: AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsInput }>(

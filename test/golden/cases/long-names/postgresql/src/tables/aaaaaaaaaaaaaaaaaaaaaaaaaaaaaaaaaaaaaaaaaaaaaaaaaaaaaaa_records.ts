@@ -43,6 +43,11 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records" WHERE "id" = $1`,
+  withIds: `
+    SELECT ${COLUMNS}
+    FROM "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records"
+    WHERE "id" = ANY($1)
+  `,
   batch: `
     SELECT string_agg(part."json", ',' ORDER BY part."id") AS "json",
       count(*)::int AS "size",
@@ -72,7 +77,10 @@ export function aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsTa
     update: { name: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records.update", text: SQL.update },
     remove: { name: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records.remove", text: SQL.remove },
     batch: { name: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records.batch", text: SQL.batch },
+    withIds: { name: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records.withIds", text: SQL.withIds },
   };
+  /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
+  const referring: Record<string, { name: string; text: string }> = {};
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [];
   /** References that can refuse a delete, each with a statement telling whether it holds an id. */
@@ -94,6 +102,29 @@ export function aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsTa
     async batchAfter(after: number): Promise<ListBatch<number>> {
       const { rows } = await db.query<ListPart<number>>({ ...statements.batch, values: [after] });
       return partsBatch(rows);
+    },
+
+    /** The records with these ids (`expand`). */
+    async withIds(ids: unknown[]): Promise<AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRecord[]> {
+      return (
+        await db.query<AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRecord>({
+          ...statements.withIds,
+          values: [ids],
+        })
+      ).rows;
+    },
+
+    /** The records referring to these ids through a reference field, at most 100 each, in id order (`expand`). */
+    async referring(
+      field: string,
+      ids: unknown[],
+    ): Promise<AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRecord[]> {
+      return (
+        await db.query<AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRecord>({
+          ...referring[field]!,
+          values: [ids],
+        })
+      ).rows;
     },
 
     async find(

@@ -33,6 +33,7 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "products" WHERE "id" = $1`,
+  withIds: `SELECT ${COLUMNS} FROM "products" WHERE "id" = ANY($1)`,
   batch: `
     SELECT string_agg(part."json", ',' ORDER BY part."id") AS "json",
       count(*)::int AS "size",
@@ -71,7 +72,10 @@ export function productsTable(db: Db) {
     update: { name: "products.update", text: SQL.update },
     remove: { name: "products.remove", text: SQL.remove },
     batch: { name: "products.batch", text: SQL.batch },
+    withIds: { name: "products.withIds", text: SQL.withIds },
   };
+  /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
+  const referring: Record<string, { name: string; text: string }> = {};
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [];
   /** References that can refuse a delete, each with a statement telling whether it holds an id. */
@@ -95,6 +99,16 @@ export function productsTable(db: Db) {
     async batchAfter(after: number): Promise<ListBatch<number>> {
       const { rows } = await db.query<ListPart<number>>({ ...statements.batch, values: [after] });
       return partsBatch(rows, writeDoubles);
+    },
+
+    /** The records with these ids (`expand`). */
+    async withIds(ids: unknown[]): Promise<ProductsRecord[]> {
+      return (await db.query<ProductsRecord>({ ...statements.withIds, values: [ids] })).rows;
+    },
+
+    /** The records referring to these ids through a reference field, at most 100 each, in id order (`expand`). */
+    async referring(field: string, ids: unknown[]): Promise<ProductsRecord[]> {
+      return (await db.query<ProductsRecord>({ ...referring[field]!, values: [ids] })).rows;
     },
 
     async find(rawId: string): Promise<ProductsRecord | undefined> {

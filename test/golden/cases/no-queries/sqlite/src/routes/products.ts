@@ -2,6 +2,7 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { Routed } from "../hooked.js";
 import { after, created, deleted, found, updated } from "../http/envelope.js";
+import { expandedList, expandedShow, expandOfShow, type Related } from "../http/expand.js";
 import { notFound } from "../http/errors.js";
 import type { IdParams } from "../http/ids.js";
 import { nextPageUrl, parseListQuery, type ListQueryString } from "../http/list.js";
@@ -10,9 +11,16 @@ import { productsListTable, productsSchemas, type ProductsInput } from "../schem
 import type { ProductsTable } from "../tables/products.js";
 
 /** The routes of the products table, registered under /shop/products/<version> for each of its versions. */
-export const productsRoutes: FastifyPluginAsync<{ table: Routed<ProductsTable> }> = async (app, { table }) => {
+export const productsRoutes: FastifyPluginAsync<{ table: Routed<ProductsTable>; related: Related }> = async (
+  app,
+  { table, related },
+) => {
   app.get<{ Querystring: ListQueryString }>("/list", { schema: productsSchemas.list }, (request, reply) => {
-    const query = parseListQuery(request.query, productsListTable);
+    const query = parseListQuery(request.query, productsListTable, related);
+    if (query?.expand) {
+      const nextPage = (lastId: unknown) => nextPageUrl(request.url, query, lastId);
+      return expandedList(reply, table, { ...query, expand: query.expand }, related, nextPage);
+    }
     if (query === undefined) {
       // The whole table: answered at once when it fits one batch, else streamed a batch at a time.
       return after(table.page(WHOLE_TABLE), (first) => {
@@ -29,9 +37,12 @@ export const productsRoutes: FastifyPluginAsync<{ table: Routed<ProductsTable> }
     });
   });
 
-  app.get<{ Params: IdParams }>("/show/:id", { schema: productsSchemas.show }, (request) =>
-    after(table.find(request.params.id), (record) => found(record ?? notFound())),
-  );
+  app.get<{ Params: IdParams }>("/show/:id", { schema: productsSchemas.show }, (request, reply) => {
+    const expand = expandOfShow(request.query, related);
+    if (expand)
+      return after(table.find(request.params.id), (record) => expandedShow(reply, record, expand, related, notFound));
+    return after(table.find(request.params.id), (record) => found(record ?? notFound()));
+  });
 
   app.post<{ Body: ProductsInput }>("/create", { schema: productsSchemas.create }, (request, reply) => {
     reply.code(201);

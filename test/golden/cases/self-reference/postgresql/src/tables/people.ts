@@ -21,6 +21,7 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "people" WHERE "id" = $1`,
+  withIds: `SELECT ${COLUMNS} FROM "people" WHERE "id" = ANY($1)`,
   batch: `
     SELECT string_agg(part."json", ',' ORDER BY part."id") AS "json",
       count(*)::int AS "size",
@@ -49,6 +50,19 @@ export function peopleTable(db: Db) {
     update: { name: "people.update", text: SQL.update },
     remove: { name: "people.remove", text: SQL.remove },
     batch: { name: "people.batch", text: SQL.batch },
+    withIds: { name: "people.withIds", text: SQL.withIds },
+  };
+  /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
+  const referring: Record<string, { name: string; text: string }> = {
+    manager_id: {
+      name: "people.referring.manager_id",
+      text: `
+    SELECT ${COLUMNS} FROM (
+      SELECT ${COLUMNS}, row_number() OVER (PARTITION BY "manager_id" ORDER BY "id") AS "tablegen_rank"
+      FROM "people" WHERE "manager_id" = ANY($1)
+    ) AS "referring" WHERE "tablegen_rank" <= 100 ORDER BY "id"
+  `,
+    },
   };
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [
@@ -73,6 +87,16 @@ export function peopleTable(db: Db) {
     async batchAfter(after: number): Promise<ListBatch<number>> {
       const { rows } = await db.query<ListPart<number>>({ ...statements.batch, values: [after] });
       return partsBatch(rows);
+    },
+
+    /** The records with these ids (`expand`). */
+    async withIds(ids: unknown[]): Promise<PeopleRecord[]> {
+      return (await db.query<PeopleRecord>({ ...statements.withIds, values: [ids] })).rows;
+    },
+
+    /** The records referring to these ids through a reference field, at most 100 each, in id order (`expand`). */
+    async referring(field: string, ids: unknown[]): Promise<PeopleRecord[]> {
+      return (await db.query<PeopleRecord>({ ...referring[field]!, values: [ids] })).rows;
     },
 
     async find(rawId: string): Promise<PeopleRecord | undefined> {

@@ -20,6 +20,7 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "authors" WHERE "id" = $1`,
+  withIds: `SELECT ${COLUMNS} FROM "authors" WHERE "id" = ANY($1)`,
   batch: `
     SELECT string_agg(part."json", ',' ORDER BY part."id") AS "json",
       count(*)::int AS "size",
@@ -47,7 +48,10 @@ export function authorsTable(db: Db) {
     update: { name: "authors.update", text: SQL.update },
     remove: { name: "authors.remove", text: SQL.remove },
     batch: { name: "authors.batch", text: SQL.batch },
+    withIds: { name: "authors.withIds", text: SQL.withIds },
   };
+  /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
+  const referring: Record<string, { name: string; text: string }> = {};
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [];
   /** References that can refuse a delete, each with a statement telling whether it holds an id. */
@@ -65,6 +69,16 @@ export function authorsTable(db: Db) {
     async batchAfter(after: string): Promise<ListBatch<string>> {
       const { rows } = await db.query<ListPart<string>>({ ...statements.batch, values: [after] });
       return partsBatch(rows);
+    },
+
+    /** The records with these ids (`expand`). */
+    async withIds(ids: unknown[]): Promise<AuthorsRecord[]> {
+      return (await db.query<AuthorsRecord>({ ...statements.withIds, values: [ids] })).rows;
+    },
+
+    /** The records referring to these ids through a reference field, at most 100 each, in id order (`expand`). */
+    async referring(field: string, ids: unknown[]): Promise<AuthorsRecord[]> {
+      return (await db.query<AuthorsRecord>({ ...referring[field]!, values: [ids] })).rows;
     },
 
     async find(rawId: string): Promise<AuthorsRecord | undefined> {

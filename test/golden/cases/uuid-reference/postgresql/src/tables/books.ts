@@ -21,6 +21,7 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "books" WHERE "id" = $1`,
+  withIds: `SELECT ${COLUMNS} FROM "books" WHERE "id" = ANY($1)`,
   batch: `
     SELECT string_agg(part."json", ',' ORDER BY part."id") AS "json",
       count(*)::int AS "size",
@@ -49,6 +50,19 @@ export function booksTable(db: Db) {
     update: { name: "books.update", text: SQL.update },
     remove: { name: "books.remove", text: SQL.remove },
     batch: { name: "books.batch", text: SQL.batch },
+    withIds: { name: "books.withIds", text: SQL.withIds },
+  };
+  /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
+  const referring: Record<string, { name: string; text: string }> = {
+    author_id: {
+      name: "books.referring.author_id",
+      text: `
+    SELECT ${COLUMNS} FROM (
+      SELECT ${COLUMNS}, row_number() OVER (PARTITION BY "author_id" ORDER BY "id") AS "tablegen_rank"
+      FROM "books" WHERE "author_id" = ANY($1)
+    ) AS "referring" WHERE "tablegen_rank" <= 100 ORDER BY "id"
+  `,
+    },
   };
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [
@@ -73,6 +87,16 @@ export function booksTable(db: Db) {
     async batchAfter(after: number): Promise<ListBatch<number>> {
       const { rows } = await db.query<ListPart<number>>({ ...statements.batch, values: [after] });
       return partsBatch(rows);
+    },
+
+    /** The records with these ids (`expand`). */
+    async withIds(ids: unknown[]): Promise<BooksRecord[]> {
+      return (await db.query<BooksRecord>({ ...statements.withIds, values: [ids] })).rows;
+    },
+
+    /** The records referring to these ids through a reference field, at most 100 each, in id order (`expand`). */
+    async referring(field: string, ids: unknown[]): Promise<BooksRecord[]> {
+      return (await db.query<BooksRecord>({ ...referring[field]!, values: [ids] })).rows;
     },
 
     async find(rawId: string): Promise<BooksRecord | undefined> {

@@ -2,6 +2,7 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { Routed } from "../hooked.js";
 import { after, created, deleted, found, updated } from "../http/envelope.js";
+import { expandedList, expandedShow, expandOfShow, type Related } from "../http/expand.js";
 import { notFound } from "../http/errors.js";
 import type { IdParams } from "../http/ids.js";
 import { nextPageUrl, parseListQuery, type ListQueryString } from "../http/list.js";
@@ -10,9 +11,16 @@ import { authorsListTable, authorsSchemas, type AuthorsInput } from "../schemas/
 import type { AuthorsTable } from "../tables/authors.js";
 
 /** The routes of the authors table, registered under /library/authors/<version> for each of its versions. */
-export const authorsRoutes: FastifyPluginAsync<{ table: Routed<AuthorsTable> }> = async (app, { table }) => {
+export const authorsRoutes: FastifyPluginAsync<{ table: Routed<AuthorsTable>; related: Related }> = async (
+  app,
+  { table, related },
+) => {
   app.get<{ Querystring: ListQueryString }>("/list", { schema: authorsSchemas.list }, (request, reply) => {
-    const query = parseListQuery(request.query, authorsListTable);
+    const query = parseListQuery(request.query, authorsListTable, related);
+    if (query?.expand) {
+      const nextPage = (lastId: unknown) => nextPageUrl(request.url, query, lastId);
+      return expandedList(reply, table, { ...query, expand: query.expand }, related, nextPage);
+    }
     if (query === undefined) {
       // The whole table: answered at once when it fits one batch, else streamed a batch at a time.
       return after(table.page(WHOLE_TABLE), (first) => {
@@ -29,9 +37,12 @@ export const authorsRoutes: FastifyPluginAsync<{ table: Routed<AuthorsTable> }> 
     });
   });
 
-  app.get<{ Params: IdParams }>("/show/:id", { schema: authorsSchemas.show }, (request) =>
-    after(table.find(request.params.id), (record) => found(record ?? notFound())),
-  );
+  app.get<{ Params: IdParams }>("/show/:id", { schema: authorsSchemas.show }, (request, reply) => {
+    const expand = expandOfShow(request.query, related);
+    if (expand)
+      return after(table.find(request.params.id), (record) => expandedShow(reply, record, expand, related, notFound));
+    return after(table.find(request.params.id), (record) => found(record ?? notFound()));
+  });
 
   app.post<{ Body: AuthorsInput }>("/create", { schema: authorsSchemas.create }, (request, reply) => {
     reply.code(201);

@@ -2,6 +2,7 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { Routed } from "../hooked.js";
 import { after, created, deleted, found, updated } from "../http/envelope.js";
+import { expandedList, expandedShow, expandOfShow, type Related } from "../http/expand.js";
 import { notFound } from "../http/errors.js";
 import type { IdParams } from "../http/ids.js";
 import { nextPageUrl, parseListQuery, type ListQueryString } from "../http/list.js";
@@ -10,9 +11,16 @@ import { notesListTable, notesSchemas, type NotesInput } from "../schemas/notes.
 import type { NotesTable } from "../tables/notes.js";
 
 /** The routes of the notes table, registered under /shop/notes/<version> for each of its versions. */
-export const notesRoutes: FastifyPluginAsync<{ table: Routed<NotesTable> }> = async (app, { table }) => {
+export const notesRoutes: FastifyPluginAsync<{ table: Routed<NotesTable>; related: Related }> = async (
+  app,
+  { table, related },
+) => {
   app.get<{ Querystring: ListQueryString }>("/list", { schema: notesSchemas.list }, (request, reply) => {
-    const query = parseListQuery(request.query, notesListTable);
+    const query = parseListQuery(request.query, notesListTable, related);
+    if (query?.expand) {
+      const nextPage = (lastId: unknown) => nextPageUrl(request.url, query, lastId);
+      return expandedList(reply, table, { ...query, expand: query.expand }, related, nextPage);
+    }
     if (query === undefined) {
       // The whole table: answered at once when it fits one batch, else streamed a batch at a time.
       return after(table.page(WHOLE_TABLE), (first) => {
@@ -29,9 +37,12 @@ export const notesRoutes: FastifyPluginAsync<{ table: Routed<NotesTable> }> = as
     });
   });
 
-  app.get<{ Params: IdParams }>("/show/:id", { schema: notesSchemas.show }, (request) =>
-    after(table.find(request.params.id), (record) => found(record ?? notFound())),
-  );
+  app.get<{ Params: IdParams }>("/show/:id", { schema: notesSchemas.show }, (request, reply) => {
+    const expand = expandOfShow(request.query, related);
+    if (expand)
+      return after(table.find(request.params.id), (record) => expandedShow(reply, record, expand, related, notFound));
+    return after(table.find(request.params.id), (record) => found(record ?? notFound()));
+  });
 
   app.post<{ Body: NotesInput }>("/create", { schema: notesSchemas.create }, (request, reply) => {
     reply.code(201);

@@ -19,6 +19,7 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "notes" WHERE "id" = $1`,
+  withIds: `SELECT ${COLUMNS} FROM "notes" WHERE "id" = ANY($1)`,
   batch: `
     SELECT string_agg(part."json", ',' ORDER BY part."id") AS "json",
       count(*)::int AS "size",
@@ -46,7 +47,10 @@ export function notesTable(db: Db) {
     update: { name: "notes.update", text: SQL.update },
     remove: { name: "notes.remove", text: SQL.remove },
     batch: { name: "notes.batch", text: SQL.batch },
+    withIds: { name: "notes.withIds", text: SQL.withIds },
   };
+  /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
+  const referring: Record<string, { name: string; text: string }> = {};
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [];
   /** References that can refuse a delete, each with a statement telling whether it holds an id. */
@@ -64,6 +68,16 @@ export function notesTable(db: Db) {
     async batchAfter(after: number): Promise<ListBatch<number>> {
       const { rows } = await db.query<ListPart<number>>({ ...statements.batch, values: [after] });
       return partsBatch(rows);
+    },
+
+    /** The records with these ids (`expand`). */
+    async withIds(ids: unknown[]): Promise<NotesRecord[]> {
+      return (await db.query<NotesRecord>({ ...statements.withIds, values: [ids] })).rows;
+    },
+
+    /** The records referring to these ids through a reference field, at most 100 each, in id order (`expand`). */
+    async referring(field: string, ids: unknown[]): Promise<NotesRecord[]> {
+      return (await db.query<NotesRecord>({ ...referring[field]!, values: [ids] })).rows;
     },
 
     async find(rawId: string): Promise<NotesRecord | undefined> {
