@@ -102,7 +102,8 @@ export function versionExpansions(model: Model): (table: Table, version: string)
     (expansions.get(table.name) ?? []).flatMap((expansion) => {
       const other = tables.get(expansion.table);
       if (!other || !other.versions.includes(version) || !table.versions.includes(version)) return [];
-      const holder = expansion.kind === "one" ? table : other;
+      // The tables as stored (the caller's may be a version's already, its fields renamed).
+      const holder = expansion.kind === "one" ? tables.get(table.name)! : other;
       const field = tableInVersion(holder, version).fields.find((candidate) => candidate.column === expansion.field);
       return field ? [{ ...expansion, key: field.name }] : [];
     });
