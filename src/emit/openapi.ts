@@ -599,6 +599,7 @@ export function openApiDocument(model: Model, version: string): JsonSchema {
     };
   }
 
+  Object.assign(failureResponses, batchFailures());
   const document = {
     openapi: "3.1.0",
     info: { title: `${model.project} API`, version, description: description(model, version) },
@@ -664,7 +665,7 @@ export function openApiDocument(model: Model, version: string): JsonSchema {
         },
       },
       schemas,
-      responses: { ...failureResponses, ...batchFailures() },
+      responses: failureResponses,
     },
   };
   const deprecation = model.deprecated[version];

@@ -100,7 +100,7 @@ export function openDatabase(config: Config) {
      * cost a list of 100 records a quarter of its time.
      */
     query<Row extends pg.QueryResultRow = pg.QueryResultRow>(statement: pg.QueryConfig): Promise<pg.QueryResult<Row>> {
-      trace?.(statement.text);
+      trace?.(statement);
       return new Promise((resolve, reject) => {
         pool.connect((connectError, client, release) => {
           if (connectError) return reject(connectError);
@@ -120,9 +120,9 @@ export function openDatabase(config: Config) {
   };
 }
 
-/** SQL_LOG=on: every statement the server runs, one line each on standard error. */
-export function traceSql(sql: string): void {
-  process.stderr.write(`sql: ${sql.replace(/\s+/g, " ").trim()}\n`);
+/** SQL_LOG=on: every statement the server runs, one line each on standard error, with its values. */
+export function traceSql({ text, values }: pg.QueryConfig): void {
+  process.stderr.write(`sql: ${text.replace(/\s+/g, " ").trim()}${values ? ` ${JSON.stringify(values)}` : ""}\n`);
 }
 
 export async function closeDatabase(db: Db): Promise<void> {

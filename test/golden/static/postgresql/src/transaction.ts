@@ -42,7 +42,7 @@ function onConnection(db: Db, client: pg.PoolClient): Db {
     pool: db.pool,
     trace: db.trace,
     async query<Row extends pg.QueryResultRow = pg.QueryResultRow>(statement: pg.QueryConfig) {
-      db.trace?.(statement.text);
+      db.trace?.(statement);
       await client.query("SAVEPOINT tablegen_statement");
       try {
         const result = await client.query<Row>(statement);
