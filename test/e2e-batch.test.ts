@@ -190,7 +190,7 @@ for (const database of ["sqlite", "postgresql"] as const) {
       expect(await list("/categories/v1/list?name[in]=c0,c999&count=true")).toHaveLength(2);
     });
 
-    it("checks each operation against the key's scope", async () => {
+    it("checks each operation against the key's scope, and expand too", async () => {
       const [ada] = await list("/users/v1/list");
       const allowed = await writer.post("/v1/batch", {
         operations: [{ action: "create", table: "posts", data: { title: "By the writer", user_id: ada!.id } }],
@@ -205,6 +205,16 @@ for (const database of ["sqlite", "postgresql"] as const) {
       expect(refusal.status).toBe(403);
       expect(refusal.body).toEqual(failure("operations[1]: This key may not update users."));
       expect(await list("/posts/v1/list?title=Not kept")).toEqual([]);
+      // expand reads only what the key may read: the record a reference names (show), the records referring to one (list).
+      const posts = await writer.get("/posts/v1/list?expand=user");
+      expect(posts.status, posts.text).toBe(200);
+      const categories = await writer.get("/posts/v1/list?expand=user,category");
+      expect(categories.status).toBe(403);
+      expect(categories.body).toEqual(failure("This key may not show categories."));
+      const nested = await writer.get(`/users/v1/show/${String(ada!.id)}?expand=posts.category`);
+      expect(nested.status).toBe(403);
+      expect(nested.body).toEqual(failure("This key may not show categories."));
+      expect((await writer.get(`/users/v1/show/${String(ada!.id)}?expand=posts`)).status).toBe(200);
       // Each write is an audit line of its own, with the key's name.
       await server.waitForOutput('"key":"writer","action":"create","table":"posts"');
     });

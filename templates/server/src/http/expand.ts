@@ -1,6 +1,7 @@
-import type { FastifyReply } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { scopeAllows } from "../api-keys.js";
 import { after, found } from "./envelope.js";
-import { invalid } from "./errors.js";
+import { Failure, invalid } from "./errors.js";
 import type { ListQuery } from "./list.js";
 import { jsonBatch, streamedList, WHOLE_TABLE } from "./stream.js";
 
@@ -35,6 +36,12 @@ export const MAX_EXPAND_DEPTH = 3;
 export interface Related {
   /** `expand=user,comments.user` as a tree; every problem is added to `problems`. */
   parse(text: string, problems: string[]): ExpandTree | undefined;
+  /**
+   * Refuses (403) what the request's key may not read: a key made by `tablegen keys new` expands
+   * a relation only where its scope lets it show the record a reference names (`one`), or list
+   * the records referring to one (`many`).
+   */
+  allow(request: FastifyRequest, tree: ExpandTree): void;
   /** The records (the table's, as the version answers them) with their related records embedded, in place. */
   expand<Row extends object>(records: Row[], tree: ExpandTree): Awaitable<Row[]>;
 }
@@ -46,6 +53,7 @@ export interface Related {
  */
 export function relatedRecords(
   tables: Record<string, RelatedReads>,
+  version: string,
   relations: VersionRelations,
   renamed: Record<string, Record<string, string>> = {},
 ): (table: string) => Related {
@@ -149,8 +157,23 @@ export function relatedRecords(
     if (waiting.length > 0) return Promise.all(waiting).then(() => undefined);
   }
 
+  function allow(request: FastifyRequest, table: string, tree: ExpandTree): void {
+    const key = request.apiKey;
+    if (key === undefined) return;
+    for (const [name, nested] of tree) {
+      const relation = relationsOf(table)[name]!;
+      const action = "one" in relation ? "show" : "list";
+      if (!scopeAllows(key.scope, { kind: "table", name: relation.table, action, version })) {
+        const pinned = key.scope.some((entry) => entry.version !== undefined);
+        throw new Failure(403, `This key may not ${action} ${relation.table}${pinned ? ` in ${version}` : ""}.`);
+      }
+      allow(request, relation.table, nested);
+    }
+  }
+
   return (table) => ({
     parse: (text, problems) => parse(table, text, problems),
+    allow: (request, tree) => allow(request, table, tree),
     expand: <Row extends object>(records: Row[], tree: ExpandTree) =>
       after(expand(table, records as Values[], tree), () => records),
   });

@@ -36,8 +36,8 @@ export const routes: FastifyPluginAsync<{
 }> = async (app, { store, custom, audit }) => {
   // Each version's relations, read from the store's tables (expand).
   const related = {
-    v1: relatedRecords(store.tables, relations.v1, renamed.v1),
-    v2: relatedRecords(store.tables, relations.v2, renamed.v2),
+    v1: relatedRecords(store.tables, "v1", relations.v1, renamed.v1),
+    v2: relatedRecords(store.tables, "v2", relations.v2, renamed.v2),
   };
   // v1
   await app.register(usersRoutes, {

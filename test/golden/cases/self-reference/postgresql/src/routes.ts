@@ -23,7 +23,7 @@ export const routes: FastifyPluginAsync<{
 }> = async (app, { store, custom, audit }) => {
   // Each version's relations, read from the store's tables (expand).
   const related = {
-    v1: relatedRecords(store.tables, relations.v1, renamed.v1),
+    v1: relatedRecords(store.tables, "v1", relations.v1, renamed.v1),
   };
   // v1
   await app.register(peopleRoutes, {

@@ -29,6 +29,7 @@ export const aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRoute
         related,
       );
       if (query?.expand) {
+        related.allow(request, query.expand);
         const nextPage = (lastId: unknown) => nextPageUrl(request.url, query, lastId);
         return expandedList(reply, table, { ...query, expand: query.expand }, related, nextPage);
       }
@@ -55,8 +56,10 @@ export const aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRoute
     { schema: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsSchemas.show },
     (request, reply) => {
       const expand = expandOfShow(request.query, related);
-      if (expand)
+      if (expand) {
+        related.allow(request, expand);
         return after(table.find(request.params.id), (record) => expandedShow(reply, record, expand, related, notFound));
+      }
       return after(table.find(request.params.id), (record) => found(record ?? notFound()));
     },
   );

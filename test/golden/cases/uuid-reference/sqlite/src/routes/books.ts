@@ -18,6 +18,7 @@ export const booksRoutes: FastifyPluginAsync<{ table: Routed<BooksTable>; relate
   app.get<{ Querystring: ListQueryString }>("/list", { schema: booksSchemas.list }, (request, reply) => {
     const query = parseListQuery(request.query, booksListTable, related);
     if (query?.expand) {
+      related.allow(request, query.expand);
       const nextPage = (lastId: unknown) => nextPageUrl(request.url, query, lastId);
       return expandedList(reply, table, { ...query, expand: query.expand }, related, nextPage);
     }
@@ -39,8 +40,10 @@ export const booksRoutes: FastifyPluginAsync<{ table: Routed<BooksTable>; relate
 
   app.get<{ Params: IdParams }>("/show/:id", { schema: booksSchemas.show }, (request, reply) => {
     const expand = expandOfShow(request.query, related);
-    if (expand)
+    if (expand) {
+      related.allow(request, expand);
       return after(table.find(request.params.id), (record) => expandedShow(reply, record, expand, related, notFound));
+    }
     return after(table.find(request.params.id), (record) => found(record ?? notFound()));
   });
 

@@ -24,6 +24,7 @@ export const customersRoutes: FastifyPluginAsync<{
   app.get<{ Querystring: ListQueryString }>("/list", { schema: schemas.list }, (request, reply) => {
     const query = parseListQuery(request.query, listTable, related);
     if (query?.expand) {
+      related.allow(request, query.expand);
       const nextPage = (lastId: unknown) => nextPageUrl(request.url, query, lastId);
       return expandedList(reply, table, { ...query, expand: query.expand }, related, nextPage);
     }
@@ -45,8 +46,10 @@ export const customersRoutes: FastifyPluginAsync<{
 
   app.get<{ Params: IdParams }>("/show/:id", { schema: schemas.show }, (request, reply) => {
     const expand = expandOfShow(request.query, related);
-    if (expand)
+    if (expand) {
+      related.allow(request, expand);
       return after(table.find(request.params.id), (record) => expandedShow(reply, record, expand, related, notFound));
+    }
     return after(table.find(request.params.id), (record) => found(record ?? notFound()));
   });
 
