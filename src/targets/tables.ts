@@ -91,7 +91,15 @@ export interface TableContext extends TableNames {
   idParser: "uuidId" | "numberId";
   /** The column list every statement returns. */
   columns: string;
-  sql: { find: string; insert: string; update: string; remove: string; withIds: string; batch?: string };
+  sql: {
+    find: string;
+    insert: string;
+    update: string;
+    remove: string;
+    withIds: string;
+    batch?: string;
+    insertMany?: string;
+  };
   /**
    * Each reference field, with the statement reading the records that refer to a set of ids through
    * it: at most MAX_EXPANDED_MANY each, in id order (`expand` of a reverse relation).
