@@ -8,6 +8,8 @@ type Awaitable<T> = T | Promise<T>;
 /** The writes of a table module, which hooks surround. */
 export interface TableWrites<Input, Row> {
   create(input: Input): Awaitable<Row>;
+  /** Many creates at once, in order (PostgreSQL: one statement). */
+  createMany?(inputs: Input[]): Awaitable<Row[]>;
   update(rawId: string, changes: Partial<Input>): Awaitable<Row | undefined>;
   remove(rawId: string): Awaitable<boolean>;
 }
@@ -35,6 +37,8 @@ const versionOf = (request: FastifyRequest) => request.routeOptions.url!.split("
  */
 export interface TransactionWrites<Input = never, Row = unknown> {
   create(db: Db, handle: TransactionDb, input: Input, request: FastifyRequest): Promise<Row>;
+  /** Creates of a table without hooks, many at once (a batch's), in order. */
+  createMany?(db: Db, inputs: Input[]): Promise<Row[]>;
   update(
     db: Db,
     handle: TransactionDb,
@@ -62,6 +66,15 @@ function transactionWrites<Input, Row, Id>(
     db,
   });
   return {
+    ...(hooks === undefined && {
+      async createMany(db: Db, inputs: Input[]) {
+        const table = tableOn(db);
+        if (table.createMany) return table.createMany(inputs);
+        const rows: Row[] = [];
+        for (const input of inputs) rows.push(await table.create(input));
+        return rows;
+      },
+    }),
     async create(db, handle, input, request) {
       const hookContext = context(request, handle);
       const values = (await hooks?.beforeCreate?.(input, hookContext)) ?? input;

@@ -48,6 +48,11 @@ const SQL = {
     GROUP BY part."number"
     ORDER BY part."number"
   `,
+  insertMany: `
+    INSERT INTO "companies" ("id", "name", "website", "created_at")
+    SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[])
+    RETURNING ${COLUMNS}
+  `,
 };
 
 /** The companies table's statements, prepared by each pooled connection on first use. */
@@ -59,6 +64,7 @@ export function companiesTable(db: Db) {
     remove: { name: "companies.remove", text: SQL.remove },
     batch: { name: "companies.batch", text: SQL.batch },
     withIds: { name: "companies.withIds", text: SQL.withIds },
+    insertMany: { name: "companies.insertMany", text: SQL.insertMany },
   };
   /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
   const referring: Record<string, { name: string; text: string }> = {};
@@ -117,6 +123,21 @@ export function companiesTable(db: Db) {
       } catch (error) {
         throw await writeFailure(db, error, input, references);
       }
+    },
+
+    /** Many creates in one statement (a batch's), in order; a failure is explained by creating them one at a time. */
+    async createMany(inputs: CompaniesInput[]): Promise<CompaniesRecord[]> {
+      const columns: StoredValues[] = [];
+      for (const input of inputs) {
+        const values: StoredValues = [
+          randomUUID(),
+          input.name,
+          input.website ?? null,
+          input.created_at === undefined ? storedNow() : storedDateTime(input.created_at),
+        ];
+        values.forEach((value, index) => (columns[index] ??= []).push(value));
+      }
+      return (await db.query<CompaniesRecord>({ ...statements.insertMany, values: columns })).rows;
     },
 
     async update(rawId: string, changes: Partial<CompaniesInput>): Promise<CompaniesRecord | undefined> {

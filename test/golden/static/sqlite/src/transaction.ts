@@ -18,8 +18,11 @@ export function openTransactions(db: Db) {
   let last: Promise<unknown> = Promise.resolve();
   let open = 0;
   return {
-    /** Runs `work` in a transaction on the hooked writes' connection, after those before it. */
-    run<T>(work: (db: Db, handle: TransactionDb) => Promise<T>): Promise<T> {
+    /**
+     * Runs `work` in a transaction on the hooked writes' connection, after those before it (the
+     * options are PostgreSQL's: a failing statement leaves a SQLite transaction usable).
+     */
+    run<T>(work: (db: Db, handle: TransactionDb) => Promise<T>, _options?: { savepoints?: boolean }): Promise<T> {
       open++;
       const result = last.then(async () => {
         // The write lock, waited for (another process may hold it) with the event loop free.

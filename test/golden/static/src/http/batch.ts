@@ -1,11 +1,13 @@
 import type { FastifyPluginAsync, FastifyRequest, FastifySchema } from "fastify";
 import { scopeAllows } from "../api-keys.js";
+import type { Db } from "../db.js";
 import type { TransactionWrites } from "../hooked.js";
-import type { Transactions } from "../transaction.js";
+import type { TransactionDb, Transactions } from "../transaction.js";
 import type { Write } from "./audit.js";
 import { FULL_KEY } from "./audit.js";
 import { Failure, failureFor, invalid, notFoundFailure } from "./errors.js";
 import { numberId, uuidId } from "./ids.js";
+import { describeValidation } from "./validation.js";
 
 type Values = Record<string, unknown>;
 
@@ -31,6 +33,17 @@ interface Operation {
   table: string;
   id?: unknown;
   data?: Values;
+}
+
+/** An operation's error that is no answer of the contract yet: a database's, or a hook's throw. */
+class Unexplained extends Error {
+  constructor(
+    readonly error: unknown,
+    readonly index: number,
+    readonly request: FastifyRequest,
+  ) {
+    super("an operation of the batch failed");
+  }
 }
 
 /** `{"$ref": "0.id"}`: a value of an earlier operation's result. */
@@ -75,42 +88,90 @@ export const batchRoute: FastifyPluginAsync<{
           value: { ...request.routeOptions, url: `/${project}/${operation.table}/${version}/${operation.action}` },
         },
       }) as FastifyRequest;
-    const writes: [FastifyRequest, Write][] = [];
-    const results = await transactions.run(async (db, handle) => {
+    let writes: [FastifyRequest, Write][] = [];
+    const key = request.apiKey?.name ?? FULL_KEY;
+    const work = (grouped: boolean) => async (db: Db, handle: TransactionDb) => {
+      writes = [];
       const results: unknown[] = [];
-      for (const [index, operation] of operations.entries()) {
-        const routed = routeRequest(operation);
-        try {
-          const result = await run(operation, results, routed, db, handle);
-          results.push(result);
-          const id = operation.action === "delete" ? (result as { id: unknown }).id : (result as Values).id;
-          writes.push([
-            routed,
-            { key: request.apiKey?.name ?? FULL_KEY, action: operation.action, table: operation.table, id, version },
-          ]);
-        } catch (error) {
-          const failure = failureFor(error, routed);
-          // The server's own failures (500, 503) are the batch's, whichever operation met them.
-          if (failure.statusCode >= 500 && !(error instanceof Failure)) throw failure;
-          throw new Failure(failure.statusCode, `operations[${index}]: ${failure.messageFor(routed)}`);
+      const done = (index: number, routed: FastifyRequest, result: unknown) => {
+        const operation = operations[index]!;
+        results.push(result);
+        const id = operation.action === "delete" ? (result as { id: unknown }).id : (result as Values).id;
+        writes.push([routed, { key, action: operation.action, table: operation.table, id, version }]);
+      };
+      for (let index = 0; index < operations.length;) {
+        // Creates that follow one another in a table without hooks, none naming another's result,
+        // are written together (PostgreSQL: one statement); a failure among them runs the batch
+        // again one operation at a time, which finds the one that failed.
+        const size = grouped ? groupAt(operations, index, tables) : 1;
+        const routed = operations.slice(index, index + size).map(routeRequest);
+        const steps: Prepared[] = [];
+        for (let offset = 0; offset < size; offset++) {
+          steps.push(
+            await failing(index + offset, routed[offset]!, () =>
+              prepare(operations[index + offset]!, results, routed[offset]!),
+            ),
+          );
         }
+        if (size > 1) {
+          const { inTransaction, fields } = steps[0]!;
+          let rows: Values[];
+          try {
+            rows = await inTransaction.createMany!(
+              db,
+              steps.map((step) => step.input!),
+            );
+          } catch (error) {
+            throw new Unexplained(error, index, routed[0]!);
+          }
+          rows.forEach((row, offset) => done(index + offset, routed[offset]!, answered(fields, row)));
+        } else {
+          done(index, routed[0]!, await failing(index, routed[0]!, () => execute(steps[0]!, db, handle, routed[0]!)));
+        }
+        index += size;
       }
       return results;
-    });
+    };
+    // First one round trip a statement (PostgreSQL); a failure the answers of the contract do not
+    // explain (a constraint whose explanation needs a read, which a failed statement's transaction
+    // can no longer make) runs the batch again, each statement behind a savepoint, to answer it as
+    // the operation's route would. On SQLite both are the same.
+    let results: unknown[];
+    try {
+      results = (await transactions.run(work(true), { savepoints: false })) as unknown[];
+    } catch (error) {
+      if (!(error instanceof Unexplained)) throw error;
+      try {
+        results = (await transactions.run(work(false))) as unknown[];
+      } catch (again) {
+        if (!(again instanceof Unexplained)) throw again;
+        const failure = failureFor(again.error, again.request);
+        // The server's own failures (500, 503) are the batch's, whichever operation met them.
+        if (failure.statusCode >= 500) throw failure;
+        throw new Failure(failure.statusCode, `operations[${again.index}]: ${failure.messageFor(again.request)}`);
+      }
+    }
     if (audit) for (const [routed, write] of writes) audit(routed, write);
     return reply
       .type("application/json; charset=utf-8")
       .send(JSON.stringify({ success: true, message: BATCH_DONE, data: results }));
   });
 
-  /** One operation, in the batch's transaction: its key's scope, its `$ref`s, its route's validation, its write. */
-  async function run(
-    operation: Operation,
-    results: unknown[],
-    request: FastifyRequest,
-    db: Parameters<TransactionWrites["create"]>[0],
-    handle: Parameters<TransactionWrites["create"]>[1],
-  ): Promise<unknown> {
+  /** What an operation's failure is answered with: its route's status and message, prefixed with its index. */
+  async function failing<T>(index: number, routed: FastifyRequest, step: () => T | Promise<T>): Promise<T> {
+    try {
+      return await step();
+    } catch (error) {
+      if (!(error instanceof Failure)) throw new Unexplained(error, index, routed);
+      const failure = failureFor(error, routed);
+      // A hook's reject() with a status that is no failure is the server's 500, as alone.
+      if (failure.statusCode >= 500 && failure !== error) throw failure;
+      throw new Failure(failure.statusCode, `operations[${index}]: ${failure.messageFor(routed)}`);
+    }
+  }
+
+  /** An operation checked as its route checks a request: its key's scope, its `$ref`s resolved, its route's validation. */
+  function prepare(operation: Operation, results: unknown[], request: FastifyRequest): Prepared {
     const { action, table: name } = operation;
     const key = request.apiKey;
     if (key && !scopeAllows(key.scope, { kind: "table", name, action, version })) {
@@ -129,23 +190,27 @@ export const batchRoute: FastifyPluginAsync<{
     const { inTransaction } = table.table as { inTransaction: TransactionWrites<Values, Values> };
     const fields = table.version?.fields;
     const rawId = operation.id === undefined ? undefined : String(resolve(operation.id, "id"));
-    let data: Values | undefined;
+    let input: Values | undefined;
     if (operation.data !== undefined) {
-      data = {};
+      const data: Values = {};
       for (const [field, value] of Object.entries(operation.data)) data[field] = resolve(value, field);
       const schema = (action === "create" ? table.schemas.create : table.schemas.update).body as object;
       const validate = request.compileValidationSchema(schema, "body");
-      if (!validate(data)) {
-        throw Object.assign(new Error("invalid body"), { validation: validate.errors, validationContext: "body" });
-      }
+      if (!validate(data)) throw invalid(describeValidation(validate.errors ?? [], "body"));
+      // The version's names as stored, and a create given the version's defaults.
+      input = !fields ? data : stored(fields, data, action === "create" ? table.version!.defaults : {});
     }
+    return { action, inTransaction, fields, rawId, input };
+  }
+
+  /** An operation's write, in the batch's transaction, answered as its route answers it. */
+  async function execute(step: Prepared, db: Db, handle: TransactionDb, request: FastifyRequest): Promise<unknown> {
+    const { action, inTransaction, fields, rawId, input } = step;
     switch (action) {
-      case "create": {
-        const input = fields ? stored(fields, data!, table.version!.defaults) : data!;
-        return answered(fields, await inTransaction.create(db, handle, input, request));
-      }
+      case "create":
+        return answered(fields, await inTransaction.create(db, handle, input!, request));
       case "update": {
-        const record = await inTransaction.update(db, handle, rawId!, fields ? stored(fields, data!) : data!, request);
+        const record = await inTransaction.update(db, handle, rawId!, input!, request);
         if (record === undefined) throw notFoundFailure();
         return answered(fields, record);
       }
@@ -155,6 +220,35 @@ export const batchRoute: FastifyPluginAsync<{
     }
   }
 };
+
+/** An operation ready to run. */
+interface Prepared {
+  action: Action;
+  inTransaction: TransactionWrites<Values, Values>;
+  fields: Record<string, string> | undefined;
+  rawId: string | undefined;
+  input: Values | undefined;
+}
+
+/**
+ * How many operations from `start` on are creates of one table without hooks (it can create many
+ * at once), none naming the result of another of them.
+ */
+function groupAt(operations: Operation[], start: number, tables: Record<string, BatchTable>): number {
+  const first = operations[start]!;
+  if (first.action !== "create" || tables[first.table]!.table.inTransaction.createMany === undefined) return 1;
+  let end = start;
+  while (
+    end < operations.length &&
+    operations[end]!.action === "create" &&
+    operations[end]!.table === first.table &&
+    !Object.values(operations[end]!.data ?? {}).some(
+      (value) => isRef(value) && Number(REF.exec(String(value.$ref))?.[1]) >= start,
+    )
+  )
+    end++;
+  return Math.max(1, end - start);
+}
 
 /**
  * A batch body's operations, their shape checked before anything runs: a 400 naming every problem

@@ -43,6 +43,11 @@ const SQL = {
     GROUP BY part."number"
     ORDER BY part."number"
   `,
+  insertMany: `
+    INSERT INTO "customers" ("email", "city", "joined_at")
+    SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[])
+    RETURNING ${COLUMNS}
+  `,
 };
 
 /** The customers table's statements, prepared by each pooled connection on first use. */
@@ -54,6 +59,7 @@ export function customersTable(db: Db) {
     remove: { name: "customers.remove", text: SQL.remove },
     batch: { name: "customers.batch", text: SQL.batch },
     withIds: { name: "customers.withIds", text: SQL.withIds },
+    insertMany: { name: "customers.insertMany", text: SQL.insertMany },
   };
   /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
   const referring: Record<string, { name: string; text: string }> = {};
@@ -104,6 +110,16 @@ export function customersTable(db: Db) {
       } catch (error) {
         throw await writeFailure(db, error, input, references);
       }
+    },
+
+    /** Many creates in one statement (a batch's), in order; a failure is explained by creating them one at a time. */
+    async createMany(inputs: CustomersInput[]): Promise<CustomersRecord[]> {
+      const columns: StoredValues[] = [];
+      for (const input of inputs) {
+        const values: StoredValues = [input.email ?? null, input.city ?? null, storedDateTime(input.joined_at)];
+        values.forEach((value, index) => (columns[index] ??= []).push(value));
+      }
+      return (await db.query<CustomersRecord>({ ...statements.insertMany, values: columns })).rows;
     },
 
     async update(rawId: string, changes: Partial<CustomersInput>): Promise<CustomersRecord | undefined> {

@@ -41,6 +41,11 @@ const SQL = {
     GROUP BY part."number"
     ORDER BY part."number"
   `,
+  insertMany: `
+    INSERT INTO "orders" ("customer_id", "total")
+    SELECT * FROM unnest($1::int4[], $2::float8[])
+    RETURNING ${COLUMNS}
+  `,
 };
 
 /** The table's doubles in JSON text as JavaScript writes them. */
@@ -55,6 +60,7 @@ export function ordersTable(db: Db) {
     remove: { name: "orders.remove", text: SQL.remove },
     batch: { name: "orders.batch", text: SQL.batch },
     withIds: { name: "orders.withIds", text: SQL.withIds },
+    insertMany: { name: "orders.insertMany", text: SQL.insertMany },
   };
   /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
   const referring: Record<string, { name: string; text: string }> = {
@@ -116,6 +122,16 @@ export function ordersTable(db: Db) {
       } catch (error) {
         throw await writeFailure(db, error, input, references);
       }
+    },
+
+    /** Many creates in one statement (a batch's), in order; a failure is explained by creating them one at a time. */
+    async createMany(inputs: OrdersInput[]): Promise<OrdersRecord[]> {
+      const columns: StoredValues[] = [];
+      for (const input of inputs) {
+        const values: StoredValues = [input.customer_id, input.total ?? null];
+        values.forEach((value, index) => (columns[index] ??= []).push(value));
+      }
+      return (await db.query<OrdersRecord>({ ...statements.insertMany, values: columns })).rows;
     },
 
     async update(rawId: string, changes: Partial<OrdersInput>): Promise<OrdersRecord | undefined> {

@@ -67,6 +67,15 @@ const SQL = {
     GROUP BY part."number"
     ORDER BY part."number"
   `,
+  insertMany: `
+    INSERT INTO "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records" (
+      "fffffffffffffffffffffffffffffffffffffffffffffffffffffffff_value",
+      "ggggggggggggggggggggggggggggggggggggggggggggggggggggggg_flagged",
+      "hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh_happened_at"
+    )
+    SELECT * FROM unnest($1::text[], $2::bool[], $3::timestamptz[])
+    RETURNING ${COLUMNS}
+  `,
 };
 
 /** The aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records table's statements, prepared by each pooled connection on first use. */
@@ -78,6 +87,10 @@ export function aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsTa
     remove: { name: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records.remove", text: SQL.remove },
     batch: { name: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records.batch", text: SQL.batch },
     withIds: { name: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records.withIds", text: SQL.withIds },
+    insertMany: {
+      name: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records.insertMany",
+      text: SQL.insertMany,
+    },
   };
   /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
   const referring: Record<string, { name: string; text: string }> = {};
@@ -164,6 +177,33 @@ export function aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsTa
       } catch (error) {
         throw await writeFailure(db, error, input, references);
       }
+    },
+
+    /** Many creates in one statement (a batch's), in order; a failure is explained by creating them one at a time. */
+    async createMany(
+      inputs: AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsInput[],
+    ): Promise<AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRecord[]> {
+      const columns: StoredValues[] = [];
+      for (const input of inputs) {
+        const values: StoredValues = [
+          input.fffffffffffffffffffffffffffffffffffffffffffffffffffffffff_value === undefined
+            ? "a long default value"
+            : input.fffffffffffffffffffffffffffffffffffffffffffffffffffffffff_value,
+          input.ggggggggggggggggggggggggggggggggggggggggggggggggggggggg_flagged === undefined
+            ? false
+            : input.ggggggggggggggggggggggggggggggggggggggggggggggggggggggg_flagged,
+          input.hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh_happened_at === undefined
+            ? storedNow()
+            : storedDateTime(input.hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh_happened_at),
+        ];
+        values.forEach((value, index) => (columns[index] ??= []).push(value));
+      }
+      return (
+        await db.query<AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRecord>({
+          ...statements.insertMany,
+          values: columns,
+        })
+      ).rows;
     },
 
     async update(

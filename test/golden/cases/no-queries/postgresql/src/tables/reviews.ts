@@ -40,6 +40,11 @@ const SQL = {
     GROUP BY part."number"
     ORDER BY part."number"
   `,
+  insertMany: `
+    INSERT INTO "reviews" ("product_id", "stars")
+    SELECT * FROM unnest($1::int4[], $2::int4[])
+    RETURNING ${COLUMNS}
+  `,
 };
 
 /** The reviews table's statements, prepared by each pooled connection on first use. */
@@ -51,6 +56,7 @@ export function reviewsTable(db: Db) {
     remove: { name: "reviews.remove", text: SQL.remove },
     batch: { name: "reviews.batch", text: SQL.batch },
     withIds: { name: "reviews.withIds", text: SQL.withIds },
+    insertMany: { name: "reviews.insertMany", text: SQL.insertMany },
   };
   /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
   const referring: Record<string, { name: string; text: string }> = {
@@ -112,6 +118,16 @@ export function reviewsTable(db: Db) {
       } catch (error) {
         throw await writeFailure(db, error, input, references);
       }
+    },
+
+    /** Many creates in one statement (a batch's), in order; a failure is explained by creating them one at a time. */
+    async createMany(inputs: ReviewsInput[]): Promise<ReviewsRecord[]> {
+      const columns: StoredValues[] = [];
+      for (const input of inputs) {
+        const values: StoredValues = [input.product_id, input.stars];
+        values.forEach((value, index) => (columns[index] ??= []).push(value));
+      }
+      return (await db.query<ReviewsRecord>({ ...statements.insertMany, values: columns })).rows;
     },
 
     async update(rawId: string, changes: Partial<ReviewsInput>): Promise<ReviewsRecord | undefined> {

@@ -37,6 +37,7 @@ const SQL = {
     GROUP BY part."number"
     ORDER BY part."number"
   `,
+  insertMany: `INSERT INTO "notes" ("text") SELECT * FROM unnest($1::text[]) RETURNING ${COLUMNS}`,
 };
 
 /** The notes table's statements, prepared by each pooled connection on first use. */
@@ -48,6 +49,7 @@ export function notesTable(db: Db) {
     remove: { name: "notes.remove", text: SQL.remove },
     batch: { name: "notes.batch", text: SQL.batch },
     withIds: { name: "notes.withIds", text: SQL.withIds },
+    insertMany: { name: "notes.insertMany", text: SQL.insertMany },
   };
   /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
   const referring: Record<string, { name: string; text: string }> = {};
@@ -93,6 +95,16 @@ export function notesTable(db: Db) {
       } catch (error) {
         throw await writeFailure(db, error, input, references);
       }
+    },
+
+    /** Many creates in one statement (a batch's), in order; a failure is explained by creating them one at a time. */
+    async createMany(inputs: NotesInput[]): Promise<NotesRecord[]> {
+      const columns: StoredValues[] = [];
+      for (const input of inputs) {
+        const values: StoredValues = [input.text];
+        values.forEach((value, index) => (columns[index] ??= []).push(value));
+      }
+      return (await db.query<NotesRecord>({ ...statements.insertMany, values: columns })).rows;
     },
 
     async update(rawId: string, changes: Partial<NotesInput>): Promise<NotesRecord | undefined> {
