@@ -960,18 +960,20 @@ function batchOperation(tables: TableVersion[], operationId: (key: string) => st
             additionalProperties: false,
           },
           {
+            // An update of the first record to the values it has, which a tool may send again and
+            // again; no `$ref` in an example: tools would take it for a JSON Reference.
             operations: [
               {
-                action: "create",
+                action: "update",
                 table: first.name,
+                id: tableIdExample(first),
                 data: Object.fromEntries(
                   first.fields.flatMap((field) => {
-                    const value = createExample(field);
+                    const value = fieldExample(field);
                     return value === undefined ? [] : [[field.name, value]];
                   }),
                 ),
               },
-              { action: "delete", table: first.name, id: { $ref: "0.id" } },
             ],
           },
         ),
