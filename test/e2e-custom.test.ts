@@ -191,6 +191,43 @@ for (const setup of ["sqlite", "postgresql", POOLED] as const) {
       expect(await audits()).not.toContain("audit v1 explode now");
     });
 
+    it("runs the hooks of a batch's operations in its one transaction; a refusal writes nothing (issue 28)", async () => {
+      const before = (await posts()).length;
+      const users = async () => ((await api.get("/users/v1/list")).body as Envelope<{ name: string }[]>).data;
+      const refused = await api.post("/v1/batch", {
+        operations: [
+          { action: "create", table: "users", data: { name: "Zed", email: "zed@example.com" } },
+          { action: "create", table: "posts", data: { title: "  In a batch  ", user_id: { $ref: "0.id" } } },
+          { action: "create", table: "posts", data: { title: "forbidden", user_id: { $ref: "0.id" } } },
+        ],
+      });
+      expect(refused.status).toBe(422);
+      expect(refused.body).toEqual(failure("operations[2]: A post may not be called forbidden"));
+      expect(await posts()).toHaveLength(before);
+      expect((await users()).map((user) => user.name)).not.toContain("Zed");
+      expect(await audits()).not.toContain("audit v1 In a batch");
+      // The same batch without the refused post: the hooks change the input and write in its transaction.
+      const done = await api.post("/v1/batch", {
+        operations: [
+          { action: "create", table: "users", data: { name: "Zed", email: "zed@example.com" } },
+          { action: "create", table: "posts", data: { title: "  In a batch  ", user_id: { $ref: "0.id" } } },
+        ],
+      });
+      expect(done.status, done.text).toBe(200);
+      expect((done.body as Envelope<Post[]>).data[1]!.title).toBe("In a batch");
+      expect(await audits()).toContain("audit v1 In a batch");
+      // An update refused by its hook, after a create: the create is rolled back too.
+      const locked = await api.post("/v1/batch", {
+        operations: [
+          { action: "create", table: "posts", data: { title: "Kept?", user_id: userId } },
+          { action: "update", table: "posts", id: { $ref: "0.id" }, data: { title: "locked" } },
+        ],
+      });
+      expect(locked.status).toBe(409);
+      expect((locked.body as Envelope<never>).message).toMatch(/^operations\[1\]: Post \d+ is locked$/);
+      expect((await posts()).map((post) => post.title)).not.toContain("Kept?");
+    });
+
     it("runs update hooks: a refusal, and a failing after hook that leaves the record as it was", async () => {
       const [first] = await posts();
       const locked = await api.post(`/posts/v1/update/${first!.id}`, { title: "locked" });

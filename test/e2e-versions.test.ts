@@ -32,6 +32,10 @@ tables:
       legacy_code: { type: TEXT, versions: [v1] }
       tier: { type: NUMBER, integer: true, required: true, default: 1, versions: [v2, v3] }
       status: { type: TEXT, default: active, inVersions: { v1: { default: new } } }
+  orders:
+    fields:
+      customer_id: { type: NUMBER, required: true, references: customers, names: { v1: buyer_id }, as: buyer }
+      note: { type: TEXT, versions: [v2, v3] }
 `;
 
 const DEPRECATION = "@1793491200"; // 2026-11-01T00:00:00Z
@@ -150,6 +154,47 @@ for (const database of ["sqlite", "postgresql"] as const) {
 
       // v3 is v2's shape, also under the new names.
       expect((await api.get("/customers/v3/show/1")).text).toBe(shown.text);
+
+      // A batch and expand follow the version too (issue 28): its names, its fields, its defaults.
+      const batch = await api.post("/v1/batch", {
+        operations: [
+          { action: "create", table: "orders", data: { buyer_id: 1 } },
+          { action: "create", table: "customers", data: { name: "Eve", email: "eve@example.com" } },
+          { action: "create", table: "orders", data: { buyer_id: { $ref: "1.id" } } },
+        ],
+      });
+      expect(batch.status, batch.text).toBe(200);
+      expect((batch.body as Envelope<unknown>).data).toEqual([
+        { id: 1, buyer_id: 1 },
+        { id: 1505, name: "Eve", email: "eve@example.com", legacy_code: null, status: "new" },
+        { id: 2, buyer_id: 1505 },
+      ]);
+      const inV2 = await api.post("/v2/batch", {
+        operations: [{ action: "create", table: "orders", data: { buyer_id: 1 } }],
+      });
+      expect(inV2.status).toBe(400);
+      expect(inV2.body).toEqual(
+        failure("operations[0]: Invalid request: customer_id is required; unknown field buyer_id"),
+      );
+      expect((await api.get("/orders/v1/show/1?expand=buyer")).text).toBe(
+        `{"success":true,"message":"Data found.","data":{"id":1,"buyer_id":1,"buyer":${before[1]!.slice(before[1]!.indexOf('"data":') + 7, -1)}}}`,
+      );
+      expect((await api.get("/orders/v2/show/1?expand=buyer")).body).toEqual({
+        success: true,
+        message: "Data found.",
+        data: { id: 1, customer_id: 1, note: null, buyer: (shown.body as Envelope<unknown>).data },
+      });
+      expect((await api.get("/customers/v2/show/1505?expand=orders")).body).toMatchObject({
+        data: { full_name: "Eve", tier: 1, orders: [{ id: 2, customer_id: 1505, note: null }] },
+      });
+      // The whole table, streamed, each batch of records with its orders in v1's names.
+      const v1Expanded = (await api.get("/customers/v1/list?expand=orders")).body as Envelope<
+        Record<string, unknown>[]
+      >;
+      expect(v1Expanded.data).toHaveLength(1505);
+      expect(v1Expanded.data[0]!.orders).toEqual([{ id: 1, buyer_id: 1 }]);
+      expect(v1Expanded.data.at(-1)).toMatchObject({ name: "Eve", orders: [{ id: 2, buyer_id: 1505 }] });
+      expect(v1Expanded.data.filter((customer) => (customer.orders as unknown[]).length > 0)).toHaveLength(2);
 
       // The deprecated version says so on every route; the others do not.
       for (const answer of [

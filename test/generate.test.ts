@@ -80,16 +80,18 @@ describe("tablegen generate", () => {
 
     const check = await tablegen(["generate", "--check", "--out", "api"], dir);
     expect(check.exitCode).toBe(1);
-    expect(check.stdout).toContain("api is not what tablegen.yaml generates (12 files):");
+    expect(check.stdout).toContain("api is not what tablegen.yaml generates (13 files):");
     expect(check.stdout).toContain("  differs src/app.ts");
     // The table is gone from the API's document too.
     expect(check.stdout).toContain("  differs openapi/v1.json");
     expect(check.stdout).toContain("  missing README.md");
     expect(check.stdout).toContain("  extra   src/tables/orders.ts");
-    // Dropping the table breaks the published v1, and the check says so.
+    // Dropping the table breaks the published v1, and the check says so: products has no relation left to expand.
     expect(check.stdout).toContain(
-      "\nThe changes break published versions of the API (1 break):\n" +
-        "  v1: table orders removed, with its 5 routes under /shop/orders/v1/\n",
+      "\nThe changes break published versions of the API (3 breaks):\n" +
+        "  v1: table orders removed, with its 5 routes under /shop/orders/v1/\n" +
+        '  v1: GET /shop/products/v1/list: query parameter "expand" removed\n' +
+        '  v1: GET /shop/products/v1/show/{id}: query parameter "expand" removed\n',
     );
     expect(check.stdout).toMatch(
       /\nKeep the published versions compatible \(make the change in a new version\), or run "tablegen generate --allow-breaking v1" to accept the breaks on purpose.$/,

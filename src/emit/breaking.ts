@@ -56,7 +56,9 @@ const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "tr
 const UPPER = ["maxLength", "maximum", "exclusiveMaximum", "maxItems", "maxProperties"];
 const LOWER = ["minLength", "minimum", "exclusiveMinimum", "minItems", "minProperties"];
 /** Keywords the documents do not use today: any change to one counts as a break. */
-const OPAQUE = ["anyOf", "oneOf", "allOf", "not", "if", "then", "else", "prefixItems", "patternProperties"];
+const OPAQUE = ["allOf", "not", "if", "then", "else", "prefixItems", "patternProperties"];
+/** Unions, compared alternative by alternative (`alternatives`). */
+const UNIONS = ["anyOf", "oneOf"];
 
 const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null;
 const object = (value: unknown): Json => (isObject(value) ? value : {});
@@ -198,6 +200,15 @@ class Comparison {
   private response(oldResponse: unknown, nextResponse: unknown, at: At): void {
     const [old, oldRef] = resolve(this.old, oldResponse);
     const [next, nextRef] = resolve(this.next, nextResponse);
+    // A component derived from others (a read's record with its relations, a batch's operation) is
+    // compared through those it derives from: its breaks are theirs, reported once, where they are.
+    if (oldRef && isDerived(oldRef)) {
+      const [base, nextBase] = [expandedBase(oldRef), nextRef && (expandedBase(nextRef) ?? nextRef)];
+      const has = (document: Json, ref: string) => Object.keys(resolve(document, { $ref: ref })[0]).length > 0;
+      if (base && nextBase && has(this.old, base) && has(this.next, nextBase))
+        this.schema({ $ref: base }, { $ref: nextBase }, at);
+      return;
+    }
     if (oldRef && nextRef) {
       const key = JSON.stringify([oldRef, nextRef, at.failure]);
       if (this.visited.has(key)) return;
@@ -220,6 +231,15 @@ class Comparison {
   private schema(oldSchema: unknown, nextSchema: unknown, at: At): void {
     const [old, oldRef] = resolve(this.old, oldSchema);
     const [next, nextRef] = resolve(this.next, nextSchema);
+    // A component derived from others (a read's record with its relations, a batch's operation) is
+    // compared through those it derives from: its breaks are theirs, reported once, where they are.
+    if (oldRef && isDerived(oldRef)) {
+      const [base, nextBase] = [expandedBase(oldRef), nextRef && (expandedBase(nextRef) ?? nextRef)];
+      const has = (document: Json, ref: string) => Object.keys(resolve(document, { $ref: ref })[0]).length > 0;
+      if (base && nextBase && has(this.old, base) && has(this.next, nextBase))
+        this.schema({ $ref: base }, { $ref: nextBase }, at);
+      return;
+    }
     if (oldRef && nextRef) {
       const key = JSON.stringify([oldRef, nextRef, at.request, at.failure]);
       if (this.visited.has(key)) return;
@@ -253,6 +273,7 @@ class Comparison {
     for (const keyword of OPAQUE) {
       if (JSON.stringify(old[keyword]) !== JSON.stringify(next[keyword])) report(`changed its ${keyword}`);
     }
+    for (const keyword of UNIONS) this.alternatives(keyword, old, next, at, report);
     this.properties(old, next, at);
     if (old.items !== undefined && next.items !== undefined) {
       this.schema(old.items, next.items, { ...at, path: at.path ? `${at.path}[]` : "" });
@@ -307,6 +328,48 @@ class Comparison {
     else if (added!.length > 0) report(`may now be ${quoted(added!)}`);
   }
 
+  /**
+   * A union's alternatives (`anyOf`, `oneOf`: a nullable related record, a value or a batch's
+   * `$ref`, a batch's operations and results), paired by the component they refer to, else by
+   * place, and each pair compared. A request may gain alternatives, not lose them; an answer may
+   * lose them, and gain only components the published document does not have (a new table's
+   * records, which only requests naming it get).
+   */
+  private alternatives(keyword: string, old: Json, next: Json, at: At, report: (message: string) => void): void {
+    if (old[keyword] === undefined && next[keyword] === undefined) return;
+    if (!Array.isArray(old[keyword]) || !Array.isArray(next[keyword])) return report(`changed its ${keyword}`);
+    const before = old[keyword] as unknown[];
+    const after = [...(next[keyword] as unknown[])];
+    const refOf = (node: unknown) => (typeof object(node).$ref === "string" ? String(object(node).$ref) : undefined);
+    const unpaired: unknown[] = [];
+    for (const alternative of before) {
+      const ref = refOf(alternative);
+      // By the component referred to; an alternative written out pairs with the next one written out.
+      const match =
+        ref !== undefined
+          ? after.findIndex((other) => other !== undefined && refOf(other) === ref)
+          : after.findIndex((other) => other !== undefined && refOf(other) === undefined);
+      if (match === -1) {
+        // A removed derived alternative (a removed table's batch operations) is reported with what it derives from.
+        if (ref === undefined || !isDerived(ref)) unpaired.push(alternative);
+        continue;
+      }
+      this.schema(alternative, after[match], at);
+      after[match] = undefined;
+    }
+    const added = after.filter((alternative) => alternative !== undefined);
+    if (at.request) {
+      if (unpaired.length > 0) report(`no longer accepts ${plural(unpaired.length, `alternative`)} of its ${keyword}`);
+      return;
+    }
+    const known = (ref: string | undefined) =>
+      ref !== undefined &&
+      resolve(this.old, { $ref: ref })[0] !== undefined &&
+      Object.keys(resolve(this.old, { $ref: ref })[0]).length > 0;
+    const widened = added.filter((alternative) => known(refOf(alternative)) || refOf(alternative) === undefined);
+    if (widened.length > 0) report(`may now be ${plural(widened.length, "more alternative")} of its ${keyword}`);
+  }
+
   private properties(old: Json, next: Json, at: At): void {
     const before = object(old.properties);
     const after = object(next.properties);
@@ -355,6 +418,18 @@ function resolve(document: Json, node: unknown): [Json, string | undefined] {
 }
 
 const componentName = (ref: string) => ref.slice(ref.lastIndexOf("/") + 1);
+
+/**
+ * Components the documents derive from others: `<Table>Expanded` (and `…Expanded2`, `…Expanded1`),
+ * a record with its relations (`expand`), whose fields are the record's and whose relations the
+ * `expand` parameter names; `BatchCreate<Table>` and the like, a batch's operations, whose data are
+ * the create and update bodies.
+ */
+/** The record a `<Table>Expanded` schema adds relations to: `<Table>Record`. */
+const expandedBase = (ref: string) => /^(#\/components\/schemas\/\w+)Expanded[12]?$/.exec(ref)?.[1]?.concat("Record");
+
+const isDerived = (ref: string) =>
+  /^#\/components\/schemas\/(Batch(Create|Update|Delete)[A-Z]\w*|\w+Expanded[12]?)$/.test(ref);
 
 /** An operation's parameters (its path's and its own), by place and name. */
 function parameters(document: Json, { item, operation }: Operation): Map<string, Json> {

@@ -1,7 +1,8 @@
 import type { Deprecation, Model } from "../model/types.ts";
 import { apiShape } from "../model/api-shape.ts";
 import type { ApiShape } from "../runtime/api-keys.ts";
-import { goneMessage, hasVersionedFields, startOfDay } from "../model/versions.ts";
+import { versionExpansions } from "../model/expansions.ts";
+import { goneMessage, hasVersionedFields, isStoredShape, startOfDay, tableInVersion } from "../model/versions.ts";
 import { tableNames, queryNames, type QueryNames, type TableNames } from "../targets/tables.ts";
 import { targetFor, type Target } from "../targets/index.ts";
 import { templatePath } from "../targets/target.ts";
@@ -45,6 +46,8 @@ const SHARED_FILES: Record<string, string> = {
   "src/http/list.ts": "src/http/list.ts",
   "src/http/numbers.ts": "src/http/numbers.ts",
   "src/http/stream.ts": "src/http/stream.ts",
+  "src/http/expand.ts": "src/http/expand.ts",
+  "src/http/batch.ts": "src/http/batch.ts",
   "src/http/text.ts": "src/http/text.ts",
   "src/list-sql.ts": "src/list-sql.ts",
   "src/log.ts": "src/log.ts",
@@ -98,7 +101,17 @@ const TEMPLATES = {
   hooks: templatePath<HooksContext>("server/hooks.ts.hbs"),
   routes: templatePath<RoutesContext>("server/routes.ts.hbs"),
   tableRoutes: templatePath<TableRoutesContext>("server/table-routes.ts.hbs"),
+  relations: templatePath<RelationsContext>("server/relations.ts.hbs"),
 };
+
+/** The relations `expand` embeds and the renamed tables' fields, by version (src/relations.ts). */
+interface RelationsContext {
+  relations: Record<
+    string,
+    Record<string, Record<string, { table: string; one: string } | { table: string; many: string }>>
+  >;
+  renamed: Record<string, Record<string, Record<string, string>>>;
+}
 
 /** The context of the templates that name only the project and its database's default URL. */
 interface ProjectContext {
@@ -140,6 +153,12 @@ interface RoutesContext {
   versions: {
     version: string;
     deprecation: ReturnType<typeof deprecationHeaders>;
+    /** The version's batch route: its prefix, and the tables it writes. */
+    batch: {
+      prefix: string;
+      project: string;
+      tables: { table: string; schemas: string; versionsName?: string }[];
+    };
     /** Each table's and query's routes registered under the version's prefix. */
     registrations: {
       routes: string;
@@ -149,6 +168,8 @@ interface RoutesContext {
       /** For a table whose versions differ: its versions' schemas and names, and this one. */
       versionsName?: string;
       version?: string;
+      /** For a table: the version whose relations it expands. */
+      relatedIn?: string;
     }[];
   }[];
 }
@@ -236,12 +257,14 @@ function* serverFiles(model: Model, sources: Sources): Generator<EmittedFile> {
         routes,
         prefix: `/${model.project}/${table}/${version}`,
         table,
+        relatedIn: version,
         ...(versioned && { versionsName, version }),
       })),
     ...queries
       .filter((_, index) => model.queries[index]!.versions.includes(version))
       .map(({ query, routes }) => ({ routes, prefix: `/${model.project}/${version}`, query })),
   ];
+  yield { path: "src/relations.ts", text: render(TEMPLATES.relations, relationsContext(model)) };
   yield {
     path: "src/routes.ts",
     text: render(TEMPLATES.routes, {
@@ -254,6 +277,17 @@ function* serverFiles(model: Model, sources: Sources): Generator<EmittedFile> {
         version,
         deprecation: deprecationHeaders(version, model.deprecated[version]),
         registrations: registrations(version),
+        batch: {
+          prefix: `/${model.project}/${version}`,
+          project: model.project,
+          tables: tables
+            .filter((_, index) => model.tables[index]!.versions.includes(version))
+            .map(({ table, schemas, versioned, versionsName }) => ({
+              table,
+              schemas,
+              ...(versioned && { versionsName }),
+            })),
+        },
       })),
     }),
   };
@@ -276,6 +310,32 @@ function* serverFiles(model: Model, sources: Sources): Generator<EmittedFile> {
   for (const query of model.queries) {
     yield { path: `src/queries/${query.name}.ts`, text: render(QUERY, queryContext(query, target, model.project)) };
   }
+}
+
+/** Each version's relations, by table and name, and the tables it answers in other names. */
+function relationsContext(model: Model): RelationsContext {
+  const expansionsOf = versionExpansions(model);
+  const relations: RelationsContext["relations"] = {};
+  const renamed: RelationsContext["renamed"] = {};
+  for (const version of model.versions) {
+    relations[version] = {};
+    renamed[version] = {};
+    for (const table of model.tables.filter((candidate) => candidate.versions.includes(version))) {
+      const expansions = expansionsOf(table, version);
+      if (expansions.length > 0)
+        relations[version][table.name] = Object.fromEntries(
+          expansions.map(({ name, kind, table: other, field, key }) => [
+            name,
+            kind === "one" ? { table: other, one: key } : { table: other, many: field },
+          ]),
+        );
+      if (!isStoredShape(table, version)) {
+        const fields = tableInVersion(table, version).fields.map((field) => [field.name, field.column]);
+        renamed[version][table.name] = Object.fromEntries([["id", "id"], ...fields]);
+      }
+    }
+  }
+  return { relations, renamed };
 }
 
 /** A table's module, from its database's template. */

@@ -7,6 +7,8 @@ import { paramValueSchema, queryRowSchema } from "./queries.ts";
 import { idSchema, tableSchemas, valueSchema, type JsonSchema } from "./schemas.ts";
 import { createExample, fieldExample, tableIdExample, typeExample, type Ordinal } from "./examples.ts";
 import { FORMAT_PATTERNS } from "../runtime/formats.ts";
+import { MAX_EXPAND_DEPTH, MAX_EXPANDED_MANY, versionExpansions, type VersionExpansion } from "../model/expansions.ts";
+import type { TableVersion } from "../model/versions.ts";
 
 /**
  * The OpenAPI 3.1 document of each version of the API (`openapi/<version>.json` in the server):
@@ -24,6 +26,7 @@ export function openApiDocuments(model: Model): Map<string, JsonSchema> {
 const SECURITY = "apiSignature";
 const QUERIES_TAG = "custom queries";
 const DOCUMENT_TAG = "OpenAPI";
+const BATCH_TAG = "batch";
 
 /**
  * The fixed failure messages, by status (CONTRACT.md §3): the message, the messages when there are
@@ -197,6 +200,7 @@ function operationIds(tables: Table[], queries: Query[]): (key: string) => strin
   }
   for (const query of queries) wanted.set(`query.${query.name}`, `query${pascalCase(query.name)}`);
   wanted.set("document", "getOpenApiDocument");
+  wanted.set("batch", "runBatch");
   const taken = new Set<string>();
   const ids = new Map<string, string>();
   for (const [key, id] of wanted) {
@@ -323,9 +327,18 @@ function idParameter(table: Table, ordinal: Ordinal): JsonSchema {
   };
 }
 
-function tableOperations(table: Table, model: Model, version: string, operationId: (key: string) => string) {
+function tableOperations(
+  table: Table,
+  model: Model,
+  version: string,
+  operationId: (key: string) => string,
+  expandable: string[],
+) {
   const { project } = model;
   const { record } = tableNames(table.name);
+  // A table with relations answers its reads as records that may embed related ones (`expand`).
+  const read = expandable.length > 0 ? expandedName(table.name) : record;
+  const expandParameter = expandable.length > 0 ? [expandParameterOf(expandable)] : [];
   const names = { record, create: `${pascalCase(table.name)}Create`, update: `${pascalCase(table.name)}Update` };
   const base = `/${project}/${table.name}/${version}`;
   const about = table.description ? `${table.description}\n\n` : "";
@@ -367,7 +380,7 @@ function tableOperations(table: Table, model: Model, version: string, operationI
           `${about}Without parameters: every record, in id order. With them: a page, filtered (the filters ` +
           `combine with AND), sorted, counted. Bad parameters are one 400 naming every problem.\n\n${FILTERS}`,
         tags,
-        parameters: listParameters(table),
+        parameters: [...listParameters(table), ...expandParameter],
         responses: responses(
           {
             200: {
@@ -382,7 +395,7 @@ function tableOperations(table: Table, model: Model, version: string, operationI
                   schema: { type: "string" },
                 },
               },
-              content: json(successSchema("Data found.", { type: "array", items: ref("schemas", names.record) })),
+              content: json(successSchema("Data found.", { type: "array", items: ref("schemas", read) })),
             },
             400: ref("responses", BAD_REQUEST),
           },
@@ -396,9 +409,13 @@ function tableOperations(table: Table, model: Model, version: string, operationI
         summary: `Get a record from ${table.name}`,
         ...(about && { description: table.description }),
         tags,
-        parameters: [idParameter(table, 1), ref("parameters", CONSISTENCY)],
+        parameters: [idParameter(table, 1), ...expandParameter, ref("parameters", CONSISTENCY)],
         responses: responses(
-          { 200: recordAnswer("Data found.", "The record."), 400: ref("responses", BAD_REQUEST) },
+          {
+            200: { description: "The record.", content: json(successSchema("Data found.", ref("schemas", read))) },
+            // A bad `expand`: every table's show reads it, one without relations refuses every name.
+            400: ref("responses", BAD_REQUEST),
+          },
           [403, 404],
         ),
       },
@@ -551,6 +568,9 @@ export function openApiDocument(model: Model, version: string): JsonSchema {
   const queries = model.queries.filter((query) => query.versions.includes(version));
   const operationId = operationIds(tables, queries);
   const documentPath = `/${model.project}/${version}/openapi.json`;
+  const batchPath = `/${model.project}/${version}/batch`;
+  const expansionsOf = versionExpansions(model);
+  const expansions = new Map(tables.map((table) => [table.name, expansionsOf(table, version)]));
   const schemas: Record<string, JsonSchema> = {};
   for (const table of tables) {
     const { record, create, update } = tableSchemas(table);
@@ -559,6 +579,9 @@ export function openApiDocument(model: Model, version: string): JsonSchema {
     schemas[`${pascalCase(table.name)}Create`] = documented(create, table, createExample);
     schemas[`${pascalCase(table.name)}Update`] = documented(update, table, fieldExample);
   }
+  const expanded = expandedSchemas(schemas, expansions);
+  for (const table of tables) expanded(table.name);
+  Object.assign(schemas, batchSchemas(tables));
   const failureResponses: Record<string, JsonSchema> = {
     [BAD_REQUEST]: {
       description: "The request is not valid: the message lists every problem, joined with `; `.",
@@ -583,6 +606,7 @@ export function openApiDocument(model: Model, version: string): JsonSchema {
     };
   }
 
+  Object.assign(failureResponses, batchFailures());
   const document = {
     openapi: "3.1.0",
     info: { title: `${model.project} API`, version, description: description(model, version) },
@@ -591,11 +615,18 @@ export function openApiDocument(model: Model, version: string): JsonSchema {
     tags: [
       ...tables.map((table) => ({ name: table.name, description: table.description ?? `The ${table.name} table.` })),
       ...(queries.length > 0 ? [{ name: QUERIES_TAG, description: "Read-only SQL queries of the project." }] : []),
+      ...(tables.length > 0 ? [{ name: BATCH_TAG, description: "Many writes in one transaction." }] : []),
       { name: DOCUMENT_TAG, description: "This document." },
     ],
     paths: {
-      ...Object.assign({}, ...tables.map((table) => tableOperations(table, model, version, operationId))),
+      ...Object.assign(
+        {},
+        ...tables.map((table) =>
+          tableOperations(table, model, version, operationId, expandNames(table.name, expansions)),
+        ),
+      ),
       ...Object.assign({}, ...queries.map((query) => queryOperation(query, model.project, version, operationId))),
+      ...(tables.length > 0 && { [batchPath]: batchOperation(tables, operationId) }),
       [documentPath]: {
         get: {
           operationId: operationId("document"),
@@ -716,4 +747,266 @@ function withoutUnusedComponents<T extends { paths: object; components: Record<s
     if (Object.keys(kept).length > 0) components[kind] = kept;
   }
   return { ...document, components };
+}
+
+// ---------------------------------------------------------------------------------------------
+// expand
+
+/** The schema of a table's record as a read answers it: maybe with related records (`expand`). */
+const expandedName = (table: string) => `${pascalCase(table)}Expanded`;
+
+/** The most names an `expand` enum lists: past it, a pattern stands for them (a table of many relations). */
+const MAX_EXPAND_NAMES = 200;
+
+/**
+ * Every name `expand` takes on a table in a version: its relations, and theirs after a dot, to the
+ * deepest nesting; empty when it has none.
+ */
+function expandNames(table: string, expansions: Map<string, VersionExpansion[]>): string[] {
+  const names: string[] = [];
+  const walk = (on: string, prefix: string, depth: number) => {
+    if (depth > MAX_EXPAND_DEPTH || names.length > MAX_EXPAND_NAMES) return;
+    for (const expansion of expansions.get(on) ?? []) {
+      const name = `${prefix}${expansion.name}`;
+      names.push(name);
+      walk(expansion.table, `${name}.`, depth + 1);
+    }
+  };
+  walk(table, "", 1);
+  return names;
+}
+
+function expandParameterOf(names: string[]): JsonSchema {
+  const name = names.length > MAX_EXPAND_NAMES ? undefined : names;
+  return {
+    name: "expand",
+    in: "query",
+    description:
+      `Related records to embed in each record, separated by commas: the record a reference names (\`null\` ` +
+      `when it names none), or the records of another table that refer to this one (at most ` +
+      `${MAX_EXPANDED_MANY} each, in id order); nested with dots, at most ${MAX_EXPAND_DEPTH} levels deep. ` +
+      `An unknown or too deep name is a 400 naming it. Each relation costs one statement per page, whatever its size.`,
+    style: "form",
+    explode: false,
+    schema: {
+      type: "array",
+      items: name
+        ? { type: "string", enum: name }
+        : { type: "string", pattern: "^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*){0,2}$" },
+      minItems: 1,
+      examples: [[names[0]]],
+    },
+  };
+}
+
+/**
+ * The schemas of a table's records as reads answer them, each relation an optional property: the
+ * related record (or null), or a list of them. A record embedded at the deepest level embeds no
+ * more, so the schemas are not recursive: `<Table>Expanded` may embed three levels, its related
+ * records' `<Table>Expanded2` two, theirs `<Table>Expanded1` one, and theirs are plain records.
+ */
+function expandedSchemas(
+  schemas: Record<string, JsonSchema>,
+  expansions: Map<string, VersionExpansion[]>,
+): (table: string) => void {
+  const made = (table: string, levels: number): string => {
+    const related = expansions.get(table) ?? [];
+    if (levels === 0 || related.length === 0) return tableNames(table).record;
+    const name = levels === MAX_EXPAND_DEPTH ? expandedName(table) : `${expandedName(table)}${levels}`;
+    if (schemas[name]) return name;
+    const record = schemas[tableNames(table).record]!;
+    const properties = { ...(record.properties as Record<string, JsonSchema>) };
+    schemas[name] = { ...record, properties };
+    for (const expansion of related) {
+      const embedded = ref("schemas", made(expansion.table, levels - 1));
+      properties[expansion.name] =
+        expansion.kind === "one"
+          ? {
+              description: `With \`expand=${expansion.name}\`: the ${expansion.table} record \`${expansion.key}\` names, or null.`,
+              anyOf: [embedded, { type: "null" }],
+              examples: [null],
+            }
+          : {
+              description: `With \`expand=${expansion.name}\`: the ${expansion.table} records whose \`${expansion.key}\` names this one, at most ${MAX_EXPANDED_MANY}, in id order.`,
+              type: "array",
+              items: embedded,
+              maxItems: MAX_EXPANDED_MANY,
+              examples: [[]],
+            };
+    }
+    return name;
+  };
+  return (table) => void made(table, MAX_EXPAND_DEPTH);
+}
+
+// ---------------------------------------------------------------------------------------------
+// batch
+
+const BATCH_DONE = "Batch completed successfully.";
+/** The most operations a batch takes. */
+const MAX_OPERATIONS = 1000;
+const BATCH_REF = "BatchRef";
+/** A failure of one of a batch's operations: its message, prefixed with its index. */
+const OPERATION = "^operations\\[[0-9]+\\]: ";
+
+/** A batch's failures: each as its operation alone would get it, prefixed with its index, or the batch's own. */
+function batchFailures(): Record<string, JsonSchema> {
+  const failure = (description: string, pattern: string, example: string) => ({
+    description,
+    content: failureContent({ pattern }, example),
+  });
+  return {
+    BatchBadRequest: failure(
+      "The batch is malformed (every problem named where it is), or an operation is not valid as its route would say.",
+      `^(operations\\[[0-9]+\\]: )?Invalid request: `,
+      "operations[2]: Invalid request: title is required",
+    ),
+    BatchForbidden: failure(
+      "The key's scope does not reach an operation.",
+      `${OPERATION}This key may not `,
+      "operations[0]: This key may not create posts.",
+    ),
+    BatchNotFound: failure(
+      "An update or delete names no record.",
+      `${OPERATION}Data not found$`,
+      "operations[1]: Data not found",
+    ),
+    BatchConflict: failure(
+      "An operation meets a unique value taken, or a delete other records refer to.",
+      OPERATION,
+      "operations[1]: Invalid request: email already exists",
+    ),
+  };
+}
+
+/** The components a batch's body and answer refer to: a `$ref` to an earlier result, and each table's operations. */
+function batchSchemas(tables: TableVersion[]): Record<string, JsonSchema> {
+  if (tables.length === 0) return {};
+  const schemas: Record<string, JsonSchema> = {
+    [BATCH_REF]: {
+      type: "object",
+      description: "A value of an earlier operation's result: `<index>.<field>`, as in `0.id`.",
+      properties: { $ref: { type: "string", pattern: "^(0|[1-9][0-9]*)\\.[a-z][a-z0-9_]*$", examples: ["0.id"] } },
+      required: ["$ref"],
+      additionalProperties: false,
+    },
+  };
+  const refOr = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, ref("schemas", BATCH_REF)] });
+  for (const table of tables) {
+    const { create, update } = tableSchemas(table);
+    const withRefs = (schema: JsonSchema) => ({
+      ...schema,
+      properties: Object.fromEntries(
+        Object.entries(schema.properties as Record<string, JsonSchema>).map(([name, property]) => [
+          name,
+          refOr(property),
+        ]),
+      ),
+    });
+    const pascal = pascalCase(table.name);
+    const id = { ...refOr(idSchema(table)), examples: [tableIdExample(table)] };
+    const values = (example: (field: Field) => unknown) =>
+      Object.fromEntries(
+        table.fields.flatMap((field) => (example(field) === undefined ? [] : [[field.name, example(field)]])),
+      );
+    const data = (schema: JsonSchema, example: Record<string, unknown>) => ({
+      ...withRefs(schema),
+      examples: [example],
+    });
+    const operation = (action: string, fields: Record<string, JsonSchema>, required: string[]) => ({
+      type: "object",
+      properties: {
+        action: { type: "string", const: action, examples: [action] },
+        table: { type: "string", const: table.name, examples: [table.name] },
+        ...fields,
+      },
+      required: ["action", "table", ...required],
+      additionalProperties: false,
+    });
+    schemas[`BatchCreate${pascal}`] = operation("create", { data: data(create, values(createExample)) }, ["data"]);
+    const changes = values(fieldExample);
+    schemas[`BatchUpdate${pascal}`] = operation(
+      "update",
+      // An update changes at least one field: the id's table has none but its id (then the example is empty).
+      { id, data: data(update, changes) },
+      ["id", "data"],
+    );
+    schemas[`BatchDelete${pascal}`] = operation("delete", { id }, ["id"]);
+  }
+  return schemas;
+}
+
+function batchOperation(tables: TableVersion[], operationId: (key: string) => string) {
+  const operations = tables.flatMap((table) =>
+    ["Create", "Update", "Delete"].map((action) => ref("schemas", `Batch${action}${pascalCase(table.name)}`)),
+  );
+  const results = [
+    ...tables.map((table) => ref("schemas", tableNames(table.name).record)),
+    {
+      type: "object",
+      description: "A delete's result: the id of the record it deleted.",
+      properties: { id: { anyOf: [{ type: "integer" }, { type: "string" }], description: "A number id, or a uuid." } },
+      required: ["id"],
+      additionalProperties: false,
+    },
+  ];
+  const first = tables[0]!;
+  return {
+    post: {
+      operationId: operationId("batch"),
+      summary: "Run creates, updates and deletes in one transaction",
+      description:
+        `Up to ${MAX_OPERATIONS} operations of this version's tables, run in order in one transaction: each ` +
+        "validated, checked against the key's scope and run with its table's hooks as its own route would be. " +
+        'A value `{"$ref": "<index>.<field>"}` (in `data`, or as an `id`) is that field of an earlier ' +
+        "operation's result. All succeed and are committed, or nothing is written: a failure is answered " +
+        "with the status the operation alone would get, its message prefixed with `operations[<index>]: `. " +
+        "A malformed batch is one 400 naming every problem where it is.",
+      tags: [BATCH_TAG],
+      requestBody: {
+        required: true,
+        description: "The operations, in the order they run.",
+        content: json(
+          {
+            type: "object",
+            properties: {
+              operations: { type: "array", items: { oneOf: operations }, minItems: 1, maxItems: MAX_OPERATIONS },
+            },
+            required: ["operations"],
+            additionalProperties: false,
+          },
+          {
+            // An update of the first record to the values it has, which a tool may send again and
+            // again; no `$ref` in an example: tools would take it for a JSON Reference.
+            operations: [
+              {
+                action: "update",
+                table: first.name,
+                id: tableIdExample(first),
+                data: Object.fromEntries(
+                  first.fields.flatMap((field) => {
+                    const value = fieldExample(field);
+                    return value === undefined ? [] : [[field.name, value]];
+                  }),
+                ),
+              },
+            ],
+          },
+        ),
+      },
+      responses: responses(
+        {
+          200: {
+            description: "Every operation's result, in order: the record it created or updated, or the id it deleted.",
+            content: json(successSchema(BATCH_DONE, { type: "array", items: { anyOf: results } })),
+          },
+          400: ref("responses", "BatchBadRequest"),
+          403: ref("responses", "BatchForbidden"),
+          404: ref("responses", "BatchNotFound"),
+          409: ref("responses", "BatchConflict"),
+        },
+        [413, 415],
+      ),
+    },
+  };
 }

@@ -1,4 +1,5 @@
 import type { Field, Model, ValueKind } from "../model/types.ts";
+import { MAX_EXPAND_DEPTH, MAX_EXPANDED_MANY, versionExpansions } from "../model/expansions.ts";
 import { goneMessage, hasVersionedFields, tableInVersion } from "../model/versions.ts";
 import { templatePath } from "../targets/target.ts";
 
@@ -46,11 +47,20 @@ export interface ReadmeContext {
   deprecated: { version: string; since: string; sunset: string }[];
   /** The 410 message of each version with a sunset. */
   gone: { version: string; message: string }[];
+  /** A batch of the first table's first version: a create, then a delete of what it created. */
+  batch: { version: string; body: string };
+  /** How deep `expand` nests, and how many referring records it embeds per record. */
+  expandDepth: number;
+  expandMany: number;
   tables: {
     name: string;
     versions: string;
     version: string;
     fields: string;
+    /** The relations `expand` names in the table's first version, as Markdown code; none when it has none. */
+    expand: string | undefined;
+    /** The first of them, for the curl example. */
+    expandExample: string | undefined;
     sampleId: string | number;
     sampleBody: string;
   }[];
@@ -68,7 +78,22 @@ export const README = templatePath<ReadmeContext>("server/README.md.hbs");
 
 /** The context of the generated server's README: how to run it and a curl example for every endpoint. */
 export function readmeContext(model: Model): ReadmeContext {
+  const expansionsOf = versionExpansions(model);
+  const first = tableInVersion(model.tables[0]!, model.tables[0]!.versions[0]!);
+  const requiredSample = (fields: Field[]) =>
+    Object.fromEntries(fields.filter((field) => field.required).map((field) => [field.name, sample(field)]));
   return {
+    batch: {
+      version: first.version,
+      body: JSON.stringify({
+        operations: [
+          { action: "create", table: first.name, data: requiredSample(first.fields) },
+          { action: "delete", table: first.name, id: { $ref: "0.id" } },
+        ],
+      }),
+    },
+    expandDepth: MAX_EXPAND_DEPTH,
+    expandMany: MAX_EXPANDED_MANY,
     project: model.project,
     firstTable: model.tables[0]!.name,
     firstTableVersion: model.tables[0]!.versions[0]!,
@@ -89,21 +114,20 @@ export function readmeContext(model: Model): ReadmeContext {
         ["id", ...fields.map((field) => `${field.name} (${field.type}${field.required ? ", required" : ""})`)].join(
           ", ",
         );
+      const related = expansionsOf(table, first.version).map((expansion) => expansion.name);
       return {
         name: table.name,
         versions: table.versions.join(", "),
         version: first.version,
+        expand: related.length > 0 ? related.map((name) => `\`${name}\``).join(", ") : undefined,
+        expandExample: related[0],
         fields: hasVersionedFields(table)
           ? table.versions
               .map((version) => `in ${version}: ${fieldList(tableInVersion(table, version).fields)}`)
               .join("; ")
           : fieldList(table.fields),
         sampleId: table.id === "uuid" ? SAMPLE_UUID : 1,
-        sampleBody: JSON.stringify(
-          Object.fromEntries(
-            first.fields.filter((field) => field.required).map((field) => [field.name, sample(field)]),
-          ),
-        ),
+        sampleBody: JSON.stringify(requiredSample(first.fields)),
       };
     }),
     queries: model.queries.map((query) => ({

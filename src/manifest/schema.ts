@@ -55,6 +55,16 @@ export const fieldObjectSchema = z
     integer: z.boolean().optional().describe("A NUMBER that holds whole numbers only"),
     references: z.string().optional().describe("Name of the table whose id this field holds"),
     onDelete: z.enum(ON_DELETE).optional().describe("What deleting the referenced record does"),
+    as: z
+      .string()
+      .optional()
+      .describe("The name `expand` embeds the referenced record under; default the field's name without _id"),
+    reverse: z
+      .string()
+      .optional()
+      .describe(
+        "The name `expand` embeds the records referring to one under, on the referenced table; default this table's name",
+      ),
     renamedFrom: z.string().optional().describe("The field's previous name, so a migration keeps its data"),
     index: z.boolean().optional().describe("Index the field, for fast list filters and sorts on it"),
     description: z.string().optional().describe("What the field holds, for the API's documentation"),

@@ -402,10 +402,18 @@ function ruleProblems(data: unknown): Problem[] {
     checkIndexes(table.indexes, [...tablePath, "indexes"], fieldNames, report);
   }
 
+  checkRelationNames(tableEntries, report);
+
   const queryNames = new Map<string, string>();
   for (const [queryName, query] of entries(data.queries)) {
     const queryPath = ["queries", queryName];
-    if (checkIdentifier(queryName, queryPath, "query", report)) {
+    if (queryName === "batch")
+      report(
+        queryPath,
+        `"batch" is a reserved query name: POST /<project>/<version>/batch runs writes in one transaction`,
+        true,
+      );
+    else if (checkIdentifier(queryName, queryPath, "query", report)) {
       const identifier = pascalCase(queryName);
       const clash = queryNames.get(identifier);
       if (clash)
@@ -429,6 +437,46 @@ function ruleProblems(data: unknown): Problem[] {
 }
 
 type Report = (path: Path, message: string, atKey?: boolean) => void;
+
+/**
+ * The relation names a manifest gives (`as:` on a reference field, its name in the referring
+ * table's `expand`; `reverse:`, the referring records' name in the referenced table's): each must
+ * be free on the table it names a relation of, neither one of its fields (in any version) nor
+ * another relation's name there.
+ */
+function checkRelationNames(tableEntries: [string, unknown][], report: Report): void {
+  const fieldsOf = new Map<string, Set<string>>();
+  for (const [tableName, table] of tableEntries) {
+    const names = new Set(["id"]);
+    for (const [fieldName, field] of entries(isObject(table) ? table.fields : undefined)) {
+      names.add(fieldName);
+      if (isObject(field) && isObject(field.names))
+        for (const name of strings(Object.values(field.names))) names.add(name);
+    }
+    fieldsOf.set(tableName, names);
+  }
+  const given = new Map<string, Map<string, string>>();
+  for (const [tableName, table] of tableEntries) {
+    for (const [fieldName, field] of entries(isObject(table) ? table.fields : undefined)) {
+      if (!isObject(field) || typeof field.references !== "string") continue;
+      for (const option of ["as", "reverse"] as const) {
+        const name = field[option];
+        if (typeof name !== "string" || !IDENTIFIER.test(name) || Object.hasOwn(Object.prototype, name)) continue;
+        const on = option === "as" ? tableName : field.references;
+        const fields = fieldsOf.get(on);
+        if (!fields) continue;
+        const path = ["tables", tableName, "fields", fieldName, option];
+        const where = `${tableName}.${fieldName}`;
+        const earlier = given.get(on)?.get(name);
+        if (fields.has(name))
+          report(path, `"${name}" is a field of ${on}: a relation of ${on} needs a name of its own`);
+        else if (earlier !== undefined)
+          report(path, `duplicate name: ${earlier} and ${where} both name a relation of ${on} "${name}"`);
+        else given.set(on, (given.get(on) ?? new Map<string, string>()).set(name, where));
+      }
+    }
+  }
+}
 
 /** A composite index names at least two of the table's fields (or id), each once; no two indexes are the same. */
 function checkIndexes(value: unknown, path: Path, fields: Set<string>, report: Report): void {
@@ -638,6 +686,12 @@ function checkField(field: Partial<RawFieldObject>, context: FieldContext, repor
     if (field.references === undefined) report([...path, "onDelete"], "applies only to a field with references");
     else if (field.onDelete === "setNull" && field.required)
       report([...path, "onDelete"], "setNull needs an optional field, but this one is required");
+  }
+  for (const option of ["as", "reverse"] as const) {
+    const name = field[option];
+    if (name === undefined) continue;
+    if (field.references === undefined) report([...path, option], "applies only to a field with references");
+    else if (typeof name === "string") checkIdentifier(name, [...path, option], "relation", report);
   }
   if (typeof field.renamedFrom === "string") {
     const renamedPath = [...path, "renamedFrom"];

@@ -39,7 +39,7 @@ export function buildModel(manifest: RawManifest): Model {
   const rawTables = Object.entries(manifest.tables);
   const idKinds = new Map(rawTables.map(([name, table]) => [name, table.id ?? "number"]));
   /** What each reference field names, until its relation is resolved. */
-  const references = new Map<Field, Pick<RawFieldObject, "references" | "onDelete">>();
+  const references = new Map<Field, Pick<RawFieldObject, "references" | "onDelete" | "as" | "reverse">>();
 
   const tables: Table[] = rawTables.map(([name, table]) => ({
     name,
@@ -162,7 +162,10 @@ function valueKind(type: FieldType, integer: boolean): ValueKind {
  * collide are made unique. Prisma needs a name for every relation between a pair of models joined
  * more than once (in either direction) and for a self-relation.
  */
-function nameRelations(tables: Table[], references: Map<Field, Pick<RawFieldObject, "references" | "onDelete">>): void {
+function nameRelations(
+  tables: Table[],
+  references: Map<Field, Pick<RawFieldObject, "references" | "onDelete" | "as" | "reverse">>,
+): void {
   const byName = new Map(tables.map((table) => [table.name, table]));
   const taken = new Map(
     tables.map((table) => [table.name, new Set(["id", ...table.fields.map((field) => field.name)])]),
@@ -195,6 +198,8 @@ function nameRelations(tables: Table[], references: Map<Field, Pick<RawFieldObje
       fieldName,
       backFieldName,
       ...(named && { relationName: `${table.name}_${field.name}` }),
+      ...(spec.as !== undefined && { as: spec.as }),
+      ...(spec.reverse !== undefined && { reverse: spec.reverse }),
     };
     field.relation = relation;
     const reference: Reference = { table: table.name, field: field.name, onDelete: relation.onDelete };

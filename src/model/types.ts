@@ -86,6 +86,10 @@ export interface Relation {
   backFieldName: string;
   /** Set when two relations join the same pair of models and Prisma needs them named. */
   relationName?: string;
+  /** The manifest's name for the referenced record in `expand` (`as:`), if it gives one. */
+  as?: string;
+  /** The manifest's name for the referring records in the referenced table's `expand` (`reverse:`), if it gives one. */
+  reverse?: string;
 }
 
 export interface Reference {

@@ -2,7 +2,7 @@ import type { Field, Model, Table, ValueKind } from "../model/types.ts";
 import type { Rename } from "../migrate/plan.ts";
 import { positionalSql } from "../manifest/sql.ts";
 import { renamedIndexes } from "./renames.ts";
-import { literal, plainDefault, quote, recordFinishedSql, statement, tableLines } from "./sql.ts";
+import { literal, plainDefault, quote, recordFinishedSql, sqlList, statement, tableLines } from "./sql.ts";
 import { defaultDateTime, tableContext, type Storage, type TableContext } from "./tables.ts";
 import { DATABASE_MODULES, templatePath, type Target } from "./target.ts";
 
@@ -11,6 +11,8 @@ const storage: Storage = {
   param: (_name, position) => `$${position}`,
   single: "$1",
   keepUnlessSet: (column, flag, value) => `CASE WHEN ${flag} THEN ${value} ELSE ${column} END`,
+  // One parameter, an array of the ids: one prepared statement for any number of them.
+  inIds: (column) => `${column} = ANY($1)`,
   converter: (field) => (field.kind === "datetime" ? "storedDateTime" : undefined),
   storedDefault(field) {
     const fallback = field.default!;
@@ -22,7 +24,7 @@ const storage: Storage = {
 
 /** The context of `templates/server/postgresql/table.ts.hbs`. */
 export interface PostgresTableContext extends TableContext {
-  sql: TableContext["sql"] & { batch: string };
+  sql: TableContext["sql"] & { batch: string; insertMany: string };
   /** The table's float fields, whose JSON text JavaScript rewrites (values.ts's jsonDoubles). */
   doubles: string[];
   /** The values of the insert and update statements, as code, in their parameters' order. */
@@ -72,7 +74,7 @@ export const postgresql: Target<PostgresTableContext> = {
     const doubles = table.fields.filter((field) => field.kind === "float").map((field) => field.name);
     return {
       ...context,
-      sql: { ...context.sql, batch: batchSql(table) },
+      sql: { ...context.sql, batch: batchSql(table), insertMany: insertManySql(table) },
       doubles,
       createValues: [
         ...(table.id === "uuid" ? ["randomUUID()"] : []),
@@ -155,6 +157,34 @@ function jsonColumn(field: Field): string {
  * other statements return), how many there are, and the last id. A few strings per batch instead of
  * an object per row keeps a streamed list's memory flat.
  */
+/** The array type a column's values are bound as, many rows at once (text for varchar: a cast to varchar(n) would cut). */
+const ARRAY_TYPES: Record<ValueKind, string> = {
+  integer: "int4[]",
+  float: "float8[]",
+  text: "text[]",
+  uuid: "uuid[]",
+  boolean: "bool[]",
+  datetime: "timestamptz[]",
+};
+
+/** An insert of many rows in one statement, a batch's creates: each column's values as one array parameter. */
+function insertManySql(table: Table): string {
+  const columns = [...(table.id === "uuid" ? [{ name: "id", kind: "uuid" as const }] : []), ...table.fields];
+  return statement([
+    `INSERT INTO ${quote(table.name)} ${sqlList(
+      columns.map(({ name }) => quote(name)),
+      "(",
+      ")",
+    )}`,
+    `SELECT * FROM unnest${sqlList(
+      columns.map(({ kind }, index) => `$${index + 1}::${ARRAY_TYPES[kind]}`),
+      "(",
+      ")",
+    )}`,
+    "RETURNING ${COLUMNS}",
+  ]);
+}
+
 function batchSql(table: Table): string {
   const columns = [quote("id"), ...table.fields.map(jsonColumn)];
   const indent = (text: string, depth: number) => text.replace(/^/gm, " ".repeat(depth));

@@ -18,6 +18,8 @@ const storage: Storage = {
   param: (name) => `@${name}`,
   single: "?",
   keepUnlessSet: (column, flag, value) => `iif(${flag}, ${value}, ${column})`,
+  // One parameter, a JSON array of the ids: one prepared statement for any number of them.
+  inIds: (column) => `${column} IN (SELECT "value" FROM json_each(?))`,
   converter: (field) => ({ boolean: "storedBoolean", datetime: "storedDateTime" })[field.kind as string],
   storedDefault(field) {
     const fallback = field.default!;

@@ -1,5 +1,6 @@
 import { camelCase, pascalCase } from "../manifest/names.ts";
 import { namingVersions, refusingReferences } from "../model/references.ts";
+import { MAX_EXPANDED_MANY } from "../model/expansions.ts";
 import type { Field, Model, Table } from "../model/types.ts";
 import { columnList, quote, sqlList, statement } from "./sql.ts";
 
@@ -66,6 +67,8 @@ export interface Storage {
   readonly single: string;
   /** The SQL that keeps a column unless the update names it: `iif(...)` or `CASE WHEN ... END`. */
   keepUnlessSet(column: string, flag: string, value: string): string;
+  /** A condition that `column` is one of the ids bound as the statement's one parameter (`expand`'s reads). */
+  inIds(column: string): string;
   /** values.ts function that turns the field's API value into its stored form, if it needs one. */
   converter(field: Field): string | undefined;
   /** The stored form of the field's default, as a literal (or `storedNow()`). */
@@ -88,7 +91,20 @@ export interface TableContext extends TableNames {
   idParser: "uuidId" | "numberId";
   /** The column list every statement returns. */
   columns: string;
-  sql: { find: string; insert: string; update: string; remove: string; batch?: string };
+  sql: {
+    find: string;
+    insert: string;
+    update: string;
+    remove: string;
+    withIds: string;
+    batch?: string;
+    insertMany?: string;
+  };
+  /**
+   * Each reference field, with the statement reading the records that refer to a set of ids through
+   * it: at most MAX_EXPANDED_MANY each, in id order (`expand` of a reverse relation).
+   */
+  referring: (Statement & { field: string })[];
   /** Each reference field, with a statement telling whether the record it names exists. */
   references: { field: string; table: string; exists: Statement }[];
   /** The references that can refuse a delete, each with a statement telling whether it holds the id. */
@@ -141,7 +157,24 @@ export function tableContext(table: Table, model: Model, storage: Storage): Tabl
         "RETURNING ${COLUMNS}",
       ]),
       remove: statement([`DELETE ${from}`, `WHERE "id" = ${id}`]),
+      withIds: statement(["SELECT ${COLUMNS}", from, `WHERE ${storage.inIds('"id"')}`]),
     },
+    referring: table.fields.flatMap(({ name, relation }) =>
+      relation
+        ? [
+            {
+              field: name,
+              name: `${table.name}.referring.${name}`,
+              sql: statement([
+                "SELECT ${COLUMNS} FROM (",
+                `  SELECT \${COLUMNS}, row_number() OVER (PARTITION BY ${quote(name)} ORDER BY "id") AS "tablegen_rank"`,
+                `  ${from} WHERE ${storage.inIds(quote(name))}`,
+                `) AS "referring" WHERE "tablegen_rank" <= ${MAX_EXPANDED_MANY} ORDER BY "id"`,
+              ]),
+            },
+          ]
+        : [],
+    ),
     references: table.fields.flatMap(({ name, relation }) =>
       relation
         ? [

@@ -194,6 +194,7 @@ describe.concurrent("the tablegen command", () => {
       "Create a record in staff",
       "Update a record in staff",
       "Delete a record from staff",
+      "Run creates, updates and deletes in one transaction",
       "The OpenAPI document of v1",
     ]);
     const schemas = await readFile(join(out, "src", "schemas", "appointments.ts"), "utf8");

@@ -69,11 +69,38 @@ describe("the breaking-change guard's comparison", () => {
     ).toEqual([]);
   });
 
+  it("takes expand and the batch route (issue 28) as additions to a document published before them", () => {
+    // v1's document as tablegen made it before issue 28: no expand parameter, no show 400, reads
+    // answering plain records, no batch route and none of their components.
+    const before = structuredClone(published.get("v1")!) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    delete before.paths["/shop/v1/batch"];
+    before.tags = before.tags.filter((tag: { name: string }) => tag.name !== "batch");
+    for (const [path, item] of Object.entries(before.paths) as [string, any][]) {
+      for (const operation of Object.values(item) as any[]) {
+        operation.parameters = operation.parameters?.filter(
+          (parameter: { name?: string }) => parameter.name !== "expand",
+        );
+        if (path.includes("/show/")) delete operation.responses["400"];
+      }
+    }
+    for (const name of Object.keys(before.components.schemas))
+      if (/Expanded[12]?$|^Batch/.test(name)) delete before.components.schemas[name];
+    for (const name of Object.keys(before.components.responses))
+      if (name.startsWith("Batch")) delete before.components.responses[name];
+    const text = JSON.stringify(before.paths).replace(/(#\/components\/schemas\/\w+)Expanded"/g, '$1Record"');
+    before.paths = JSON.parse(text);
+    expect(JSON.stringify(before)).not.toMatch(/expand|Expanded|Batch|batch/);
+    expect(documentBreaks("v1", before, published.get("v1")!)).toEqual([]);
+  });
+
   it("reports a removed table once, and a removed query", () => {
     const withoutOrders = PUBLISHED.replace(/ {2}orders:[\s\S]*$/, "");
     expect(breakingChanges(published, documents(withoutOrders))).toEqual([
       "v1: table orders removed, with its 5 routes under /shop/orders/v1/",
       "v1: route GET /shop/v1/big_orders removed",
+      // customers has no relation left: expand=orders is refused now (issue 28).
+      'v1: GET /shop/customers/v1/list: query parameter "expand" removed',
+      'v1: GET /shop/customers/v1/show/{id}: query parameter "expand" removed',
     ]);
   });
 

@@ -70,6 +70,7 @@ describe("the OpenAPI document of a version", () => {
       "updateCategory POST /blog/categories/v1/update/{id}",
       "deleteCategory DELETE /blog/categories/v1/delete/{id}",
       "queryCategoryPosts GET /blog/v1/category_posts",
+      "runBatch POST /blog/v1/batch",
       "getOpenApiDocument GET /blog/v1/openapi.json",
     ]);
     // v2 serves comments and recent_posts, and no longer categories.
@@ -122,7 +123,7 @@ describe("the OpenAPI document of a version", () => {
   it("answers every status an operation can meet, each in the envelope, with the fixed messages as constants", () => {
     const statuses = (id: string) => Object.keys(operation(v1, id).responses);
     expect(statuses("listUsers")).toEqual(["200", "400", "401", "403", "408", "429", "500", "503"]);
-    // A show's 400: an X-Consistency header that is neither strong nor eventual (issue 30).
+    // A show's 400: a bad `expand` name (issue 28), or an X-Consistency header that is neither strong nor eventual (issue 30).
     expect(statuses("getUser")).toEqual(["200", "400", "401", "403", "404", "408", "429", "500", "503"]);
     expect(statuses("createUser")).toEqual([
       "201",
@@ -362,7 +363,8 @@ describe("examples and patterns", () => {
     const found: [string, Json, unknown][] = [];
     for (const [name, schema] of Object.entries(document.components.schemas as Json))
       for (const [field, property] of Object.entries((schema as Json).properties as Json))
-        found.push([`${name}.${field}`, property as Json, (property as Json).examples?.[0]]);
+        // Its references followed: a related record (expand), a batch's `$ref` (issue 28).
+        found.push([`${name}.${field}`, resolve(document, property), (property as Json).examples?.[0]]);
     for (const { method, path, operation: op } of operations(document)) {
       for (const parameter of (op.parameters ?? []) as Json[]) {
         const resolved = resolve(document, parameter);
@@ -563,6 +565,7 @@ describe("operation ids", () => {
       "updatePostsRecord",
       "deletePostsRecord",
       "queryListPosts",
+      "runBatch",
       "getOpenApiDocument",
     ]);
     expect(new Set(ids).size).toBe(ids.length);

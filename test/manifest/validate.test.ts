@@ -368,7 +368,7 @@ describe("types and options", () => {
 
   it("refuses an unknown option key, at the key, listing the options", () => {
     expect(problems(withFields("nick: { type: TEXT, size: 3 }"))).toEqual([
-      'm.yaml:5:27 tables.t.fields.nick.size: unknown option "size" (expected one of type, required, unique, default, maxLength, integer, references, onDelete, renamedFrom, index, description, example, versions, names, inVersions)',
+      'm.yaml:5:27 tables.t.fields.nick.size: unknown option "size" (expected one of type, required, unique, default, maxLength, integer, references, onDelete, as, reverse, renamedFrom, index, description, example, versions, names, inVersions)',
     ]);
   });
 

@@ -97,6 +97,10 @@ const INTERNAL = "Internal server error";
 const SCHEMA_NEWER = "Service unavailable: the database schema is newer than this server";
 
 /** An error as the failure the client gets, and the line the log gets for it, if any. */
+export function failureFor(error: unknown, request: FastifyRequest): Failure {
+  return failureOf(error as FastifyError | Failure, request);
+}
+
 function failureOf(error: FastifyError | Failure, request: FastifyRequest): Failure {
   if (error instanceof Rejection) {
     if (!rejectStatuses.has(error.statusCode)) {

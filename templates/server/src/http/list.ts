@@ -1,4 +1,5 @@
 import { invalid } from "./errors.js";
+import type { ExpandTree, Related } from "./expand.js";
 import { formats } from "./formats.js";
 import { jsonNumber } from "./numbers.js";
 import { unstorableText } from "./text.js";
@@ -32,6 +33,10 @@ export interface ListQuery {
   /** Keyset paging: records after this id in id order (before it when sorted by -id). */
   after?: string | number;
   count: boolean;
+  /** The related records to embed in each record (`expand`). */
+  expand?: ExpandTree;
+  /** The whole table, in id order, though the query string names `expand`. */
+  whole?: boolean;
 }
 
 export const MAX_LIMIT = 1000;
@@ -57,6 +62,7 @@ const FILTER = /^([a-z][a-z0-9_]*)\[([a-z]+)\]$/;
 export function parseListQuery(
   raw: Record<string, string | string[] | undefined>,
   table: ListTable,
+  related?: Related,
 ): ListQuery | undefined {
   const names = Object.keys(raw);
   if (names.length === 0) return undefined;
@@ -96,6 +102,13 @@ export function parseListQuery(
       case "sort":
         parseSort(text, table, query, problems);
         break;
+      case "expand":
+        if (related === undefined) problems.push("unknown parameter expand");
+        else {
+          const tree = related.parse(text, problems);
+          if (tree !== undefined && tree.size > 0) query.expand = tree;
+        }
+        break;
       default:
         parseFilter(name, text, table, query, problems);
     }
@@ -106,6 +119,7 @@ export function parseListQuery(
     if (query.offset !== undefined) problems.push("after and offset cannot be combined");
   }
   if (problems.length > 0) throw invalid(problems);
+  if (names.length === 1 && query.expand !== undefined) query.whole = true;
   return query;
 }
 

@@ -13,10 +13,10 @@ import { recentPostsQuery } from "./queries/recent_posts.js";
 
 /**
  * Every table's and query's prepared statements, made once at start-up and shared by all versions.
- * Tables with hooks (src/custom/hooks/) write in transactions with them.
+ * Tables with hooks (src/custom/hooks/) write in transactions with them; batches write in one.
  */
 export function openStore(db: Db, hooks: Partial<Hooks> = {}) {
-  const transactions = Object.keys(hooks).length > 0 ? openTransactions(db) : undefined;
+  const transactions = openTransactions(db);
   return {
     tables: {
       users: hooked(transactions, usersTable(db), hooks.users, numberId, usersTable),
@@ -28,7 +28,8 @@ export function openStore(db: Db, hooks: Partial<Hooks> = {}) {
       category_posts: categoryPostsQuery(db),
       recent_posts: recentPostsQuery(db),
     },
-    close: () => transactions?.close(),
+    transactions,
+    close: () => transactions.close(),
   };
 }
 

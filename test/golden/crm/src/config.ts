@@ -15,6 +15,8 @@ export interface Config {
   corsOrigins: string[];
   /** API_DOCS=on: the API reference page at /<project>/docs, and the OpenAPI documents without the key. */
   apiDocs: boolean;
+  /** SQL_LOG=on: every statement the server runs, one line each on standard error (for debugging, never in production). */
+  sqlLog: boolean;
   /** Connections to PostgreSQL this process keeps open at most (to the primary, and to each replica). */
   poolSize: number;
   /** DATABASE_POOLER=transaction: a pooler in transaction mode is in between, so no statement is prepared by name. */
@@ -108,6 +110,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .map((origin) => origin.trim())
       .filter((origin) => origin.length > 0),
     apiDocs: onOff(env, "API_DOCS"),
+    sqlLog: onOff(env, "SQL_LOG"),
     ...tls(env),
     logLevel: logLevel(env),
     logFlushMs: logFlushMs(env),

@@ -11,10 +11,10 @@ import { pipelineQuery } from "./queries/pipeline.js";
 
 /**
  * Every table's and query's prepared statements, made once at start-up and shared by all versions.
- * Tables with hooks (src/custom/hooks/) write in transactions with them.
+ * Tables with hooks (src/custom/hooks/) write in transactions with them; batches write in one.
  */
 export function openStore(db: Db, hooks: Partial<Hooks> = {}) {
-  const transactions = Object.keys(hooks).length > 0 ? openTransactions(db) : undefined;
+  const transactions = openTransactions(db);
   return {
     tables: {
       companies: hooked(transactions, companiesTable(db), hooks.companies, uuidId, companiesTable),
@@ -24,7 +24,8 @@ export function openStore(db: Db, hooks: Partial<Hooks> = {}) {
     queries: {
       pipeline: pipelineQuery(db),
     },
-    close: () => transactions?.close(),
+    transactions,
+    close: () => transactions.close(),
   };
 }
 

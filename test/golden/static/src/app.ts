@@ -138,7 +138,7 @@ export async function buildApp(config: Config, db: Db, log: Log = openLog(config
   app.addHook("onClose", async () => store.close());
   // Writes told to their log (AUDIT_LOG=off: the tables' writes are called directly).
   const tables = writes ? audited(store.tables, writes.write) : store.tables;
-  await app.register(routes, { store: { ...store, tables }, custom: await loadCustomRoutes() });
+  await app.register(routes, { store: { ...store, tables }, custom: await loadCustomRoutes(), audit: writes?.each });
   await app.register(apiDocs, { project: api.project, versions: api.versions, open: config.apiDocs });
   await app.register(health, { project: api.project, db });
   wrongMethods.register();

@@ -9,10 +9,10 @@ import { openTasksQuery } from "./queries/open_tasks.js";
 
 /**
  * Every table's and query's prepared statements, made once at start-up and shared by all versions.
- * Tables with hooks (src/custom/hooks/) write in transactions with them.
+ * Tables with hooks (src/custom/hooks/) write in transactions with them; batches write in one.
  */
 export function openStore(db: Db, hooks: Partial<Hooks> = {}) {
-  const transactions = Object.keys(hooks).length > 0 ? openTransactions(db) : undefined;
+  const transactions = openTransactions(db);
   return {
     tables: {
       tasks: hooked(transactions, tasksTable(db), hooks.tasks, numberId, tasksTable),
@@ -20,7 +20,8 @@ export function openStore(db: Db, hooks: Partial<Hooks> = {}) {
     queries: {
       open_tasks: openTasksQuery(db),
     },
-    close: () => transactions?.close(),
+    transactions,
+    close: () => transactions.close(),
   };
 }
 

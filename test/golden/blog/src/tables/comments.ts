@@ -26,6 +26,7 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "comments" WHERE "id" = ?`,
+  withIds: `SELECT ${COLUMNS} FROM "comments" WHERE "id" IN (SELECT "value" FROM json_each(?))`,
 };
 
 /** The comments table's statements, prepared once, and the operations the routes run. */
@@ -35,6 +36,16 @@ export function commentsTable(db: Db) {
     insert: db.prepare<StoredValues, CommentsRecord>(SQL.insert),
     update: db.prepare<StoredValues, CommentsRecord>(SQL.update),
     remove: db.prepare<[number]>(SQL.remove),
+    withIds: db.prepare<[string], CommentsRecord>(SQL.withIds),
+  };
+  /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
+  const referring: Record<string, typeof statements.withIds> = {
+    post_id: db.prepare(`
+    SELECT ${COLUMNS} FROM (
+      SELECT ${COLUMNS}, row_number() OVER (PARTITION BY "post_id" ORDER BY "id") AS "tablegen_rank"
+      FROM "comments" WHERE "post_id" IN (SELECT "value" FROM json_each(?))
+    ) AS "referring" WHERE "tablegen_rank" <= 100 ORDER BY "id"
+  `),
   };
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [
@@ -59,6 +70,12 @@ export function commentsTable(db: Db) {
 
     /** The whole table's records after an id, a batch at a time, as JSON text. */
     batchAfter: (after: number, _primary?: boolean) => jsonBatch(page({ ...WHOLE_TABLE, after }).records),
+
+    /** The records with these ids (`expand`). */
+    withIds: (ids: unknown[]) => statements.withIds.all(JSON.stringify(ids)),
+
+    /** The records referring to these ids through a reference field, at most 100 each, in id order (`expand`). */
+    referring: (field: string, ids: unknown[]) => referring[field]!.all(JSON.stringify(ids)),
 
     find(rawId: string, _primary?: boolean): CommentsRecord | undefined {
       const id = numberId(rawId);

@@ -57,6 +57,7 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "posts" WHERE "id" = ?`,
+  withIds: `SELECT ${COLUMNS} FROM "posts" WHERE "id" IN (SELECT "value" FROM json_each(?))`,
 };
 
 /** The posts table's statements, prepared once, and the operations the routes run. */
@@ -66,6 +67,22 @@ export function postsTable(db: Db) {
     insert: db.prepare<StoredValues, PostsRow>(SQL.insert),
     update: db.prepare<StoredValues, PostsRow>(SQL.update),
     remove: db.prepare<[number]>(SQL.remove),
+    withIds: db.prepare<[string], PostsRow>(SQL.withIds),
+  };
+  /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
+  const referring: Record<string, typeof statements.withIds> = {
+    user_id: db.prepare(`
+    SELECT ${COLUMNS} FROM (
+      SELECT ${COLUMNS}, row_number() OVER (PARTITION BY "user_id" ORDER BY "id") AS "tablegen_rank"
+      FROM "posts" WHERE "user_id" IN (SELECT "value" FROM json_each(?))
+    ) AS "referring" WHERE "tablegen_rank" <= 100 ORDER BY "id"
+  `),
+    category_id: db.prepare(`
+    SELECT ${COLUMNS} FROM (
+      SELECT ${COLUMNS}, row_number() OVER (PARTITION BY "category_id" ORDER BY "id") AS "tablegen_rank"
+      FROM "posts" WHERE "category_id" IN (SELECT "value" FROM json_each(?))
+    ) AS "referring" WHERE "tablegen_rank" <= 100 ORDER BY "id"
+  `),
   };
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [
@@ -93,6 +110,12 @@ export function postsTable(db: Db) {
 
     /** The whole table's records after an id, a batch at a time, as JSON text. */
     batchAfter: (after: number, _primary?: boolean) => jsonBatch(page({ ...WHOLE_TABLE, after }).records),
+
+    /** The records with these ids (`expand`). */
+    withIds: (ids: unknown[]) => statements.withIds.all(JSON.stringify(ids)).map(toRecord),
+
+    /** The records referring to these ids through a reference field, at most 100 each, in id order (`expand`). */
+    referring: (field: string, ids: unknown[]) => referring[field]!.all(JSON.stringify(ids)).map(toRecord),
 
     find(rawId: string, _primary?: boolean): PostsRecord | undefined {
       const id = numberId(rawId);

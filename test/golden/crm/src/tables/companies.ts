@@ -28,6 +28,7 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "companies" WHERE "id" = $1`,
+  withIds: `SELECT ${COLUMNS} FROM "companies" WHERE "id" = ANY($1)`,
   batch: `
     SELECT string_agg(part."json", ',' ORDER BY part."id") AS "json",
       count(*)::int AS "size",
@@ -47,6 +48,11 @@ const SQL = {
     GROUP BY part."number"
     ORDER BY part."number"
   `,
+  insertMany: `
+    INSERT INTO "companies" ("id", "name", "website", "created_at")
+    SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[])
+    RETURNING ${COLUMNS}
+  `,
 };
 
 /** The companies table's statements, prepared by each pooled connection on first use. */
@@ -57,7 +63,11 @@ export function companiesTable(db: Db) {
     update: { name: "companies.update", text: SQL.update },
     remove: { name: "companies.remove", text: SQL.remove },
     batch: { name: "companies.batch", text: SQL.batch },
+    withIds: { name: "companies.withIds", text: SQL.withIds },
+    insertMany: { name: "companies.insertMany", text: SQL.insertMany },
   };
+  /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
+  const referring: Record<string, { name: string; text: string }> = {};
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [];
   /** References that can refuse a delete, each with a statement telling whether it holds an id. */
@@ -88,6 +98,16 @@ export function companiesTable(db: Db) {
       return partsBatch(rows);
     },
 
+    /** The records with these ids (`expand`; on the primary, as every read of an expansion). */
+    async withIds(ids: unknown[]): Promise<CompaniesRecord[]> {
+      return (await db.query<CompaniesRecord>({ ...statements.withIds, values: [ids] })).rows;
+    },
+
+    /** The records referring to these ids through a reference field, at most 100 each, in id order (`expand`). */
+    async referring(field: string, ids: unknown[]): Promise<CompaniesRecord[]> {
+      return (await db.query<CompaniesRecord>({ ...referring[field]!, values: [ids] })).rows;
+    },
+
     async find(rawId: string, primary = false): Promise<CompaniesRecord | undefined> {
       const id = uuidId(rawId);
       if (id === undefined) return undefined;
@@ -106,6 +126,21 @@ export function companiesTable(db: Db) {
       } catch (error) {
         throw await writeFailure(db, error, input, references);
       }
+    },
+
+    /** Many creates in one statement (a batch's), in order; a failure is explained by creating them one at a time. */
+    async createMany(inputs: CompaniesInput[]): Promise<CompaniesRecord[]> {
+      const columns: StoredValues[] = [];
+      for (const input of inputs) {
+        const values: StoredValues = [
+          randomUUID(),
+          input.name,
+          input.website ?? null,
+          input.created_at === undefined ? storedNow() : storedDateTime(input.created_at),
+        ];
+        values.forEach((value, index) => (columns[index] ??= []).push(value));
+      }
+      return (await db.query<CompaniesRecord>({ ...statements.insertMany, values: columns })).rows;
     },
 
     async update(rawId: string, changes: Partial<CompaniesInput>): Promise<CompaniesRecord | undefined> {

@@ -28,6 +28,7 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "contacts" WHERE "id" = $1`,
+  withIds: `SELECT ${COLUMNS} FROM "contacts" WHERE "id" = ANY($1)`,
   batch: `
     SELECT string_agg(part."json", ',' ORDER BY part."id") AS "json",
       count(*)::int AS "size",
@@ -49,6 +50,11 @@ const SQL = {
     GROUP BY part."number"
     ORDER BY part."number"
   `,
+  insertMany: `
+    INSERT INTO "contacts" ("company_id", "full_name", "email", "phone", "vip")
+    SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::bool[])
+    RETURNING ${COLUMNS}
+  `,
 };
 
 /** The contacts table's statements, prepared by each pooled connection on first use. */
@@ -59,6 +65,20 @@ export function contactsTable(db: Db) {
     update: { name: "contacts.update", text: SQL.update },
     remove: { name: "contacts.remove", text: SQL.remove },
     batch: { name: "contacts.batch", text: SQL.batch },
+    withIds: { name: "contacts.withIds", text: SQL.withIds },
+    insertMany: { name: "contacts.insertMany", text: SQL.insertMany },
+  };
+  /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
+  const referring: Record<string, { name: string; text: string }> = {
+    company_id: {
+      name: "contacts.referring.company_id",
+      text: `
+    SELECT ${COLUMNS} FROM (
+      SELECT ${COLUMNS}, row_number() OVER (PARTITION BY "company_id" ORDER BY "id") AS "tablegen_rank"
+      FROM "contacts" WHERE "company_id" = ANY($1)
+    ) AS "referring" WHERE "tablegen_rank" <= 100 ORDER BY "id"
+  `,
+    },
   };
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [
@@ -93,6 +113,16 @@ export function contactsTable(db: Db) {
       return partsBatch(rows);
     },
 
+    /** The records with these ids (`expand`; on the primary, as every read of an expansion). */
+    async withIds(ids: unknown[]): Promise<ContactsRecord[]> {
+      return (await db.query<ContactsRecord>({ ...statements.withIds, values: [ids] })).rows;
+    },
+
+    /** The records referring to these ids through a reference field, at most 100 each, in id order (`expand`). */
+    async referring(field: string, ids: unknown[]): Promise<ContactsRecord[]> {
+      return (await db.query<ContactsRecord>({ ...referring[field]!, values: [ids] })).rows;
+    },
+
     async find(rawId: string, primary = false): Promise<ContactsRecord | undefined> {
       const id = numberId(rawId);
       if (id === undefined) return undefined;
@@ -112,6 +142,22 @@ export function contactsTable(db: Db) {
       } catch (error) {
         throw await writeFailure(db, error, input, references);
       }
+    },
+
+    /** Many creates in one statement (a batch's), in order; a failure is explained by creating them one at a time. */
+    async createMany(inputs: ContactsInput[]): Promise<ContactsRecord[]> {
+      const columns: StoredValues[] = [];
+      for (const input of inputs) {
+        const values: StoredValues = [
+          input.company_id,
+          input.full_name,
+          input.email ?? null,
+          input.phone ?? null,
+          input.vip === undefined ? false : input.vip,
+        ];
+        values.forEach((value, index) => (columns[index] ??= []).push(value));
+      }
+      return (await db.query<ContactsRecord>({ ...statements.insertMany, values: columns })).rows;
     },
 
     async update(rawId: string, changes: Partial<ContactsInput>): Promise<ContactsRecord | undefined> {

@@ -29,6 +29,7 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "deals" WHERE "id" = $1`,
+  withIds: `SELECT ${COLUMNS} FROM "deals" WHERE "id" = ANY($1)`,
   batch: `
     SELECT string_agg(part."json", ',' ORDER BY part."id") AS "json",
       count(*)::int AS "size",
@@ -50,6 +51,11 @@ const SQL = {
     GROUP BY part."number"
     ORDER BY part."number"
   `,
+  insertMany: `
+    INSERT INTO "deals" ("contact_id", "title", "amount", "closes_at", "notes")
+    SELECT * FROM unnest($1::int4[], $2::text[], $3::float8[], $4::timestamptz[], $5::text[])
+    RETURNING ${COLUMNS}
+  `,
 };
 
 /** The table's doubles in JSON text as JavaScript writes them. */
@@ -63,6 +69,20 @@ export function dealsTable(db: Db) {
     update: { name: "deals.update", text: SQL.update },
     remove: { name: "deals.remove", text: SQL.remove },
     batch: { name: "deals.batch", text: SQL.batch },
+    withIds: { name: "deals.withIds", text: SQL.withIds },
+    insertMany: { name: "deals.insertMany", text: SQL.insertMany },
+  };
+  /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
+  const referring: Record<string, { name: string; text: string }> = {
+    contact_id: {
+      name: "deals.referring.contact_id",
+      text: `
+    SELECT ${COLUMNS} FROM (
+      SELECT ${COLUMNS}, row_number() OVER (PARTITION BY "contact_id" ORDER BY "id") AS "tablegen_rank"
+      FROM "deals" WHERE "contact_id" = ANY($1)
+    ) AS "referring" WHERE "tablegen_rank" <= 100 ORDER BY "id"
+  `,
+    },
   };
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [
@@ -92,6 +112,16 @@ export function dealsTable(db: Db) {
       return partsBatch(rows, writeDoubles);
     },
 
+    /** The records with these ids (`expand`; on the primary, as every read of an expansion). */
+    async withIds(ids: unknown[]): Promise<DealsRecord[]> {
+      return (await db.query<DealsRecord>({ ...statements.withIds, values: [ids] })).rows;
+    },
+
+    /** The records referring to these ids through a reference field, at most 100 each, in id order (`expand`). */
+    async referring(field: string, ids: unknown[]): Promise<DealsRecord[]> {
+      return (await db.query<DealsRecord>({ ...referring[field]!, values: [ids] })).rows;
+    },
+
     async find(rawId: string, primary = false): Promise<DealsRecord | undefined> {
       const id = numberId(rawId);
       if (id === undefined) return undefined;
@@ -111,6 +141,22 @@ export function dealsTable(db: Db) {
       } catch (error) {
         throw await writeFailure(db, error, input, references);
       }
+    },
+
+    /** Many creates in one statement (a batch's), in order; a failure is explained by creating them one at a time. */
+    async createMany(inputs: DealsInput[]): Promise<DealsRecord[]> {
+      const columns: StoredValues[] = [];
+      for (const input of inputs) {
+        const values: StoredValues = [
+          input.contact_id,
+          input.title,
+          input.amount,
+          storedDateTime(input.closes_at),
+          input.notes ?? null,
+        ];
+        values.forEach((value, index) => (columns[index] ??= []).push(value));
+      }
+      return (await db.query<DealsRecord>({ ...statements.insertMany, values: columns })).rows;
     },
 
     async update(rawId: string, changes: Partial<DealsInput>): Promise<DealsRecord | undefined> {

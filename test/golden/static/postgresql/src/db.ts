@@ -246,6 +246,7 @@ type Replica = ReturnType<typeof openReplica>;
  * no other state, so any number of copies can share a database.
  */
 export function openDatabase(config: Config) {
+  const trace = config.sqlLog ? traceSql : undefined;
   const pool = openPool(config.databaseUrl, config);
   const replicas: Replica[] = config.replicaUrls.map((url, index) => openReplica(url, index, config));
   const checks =
@@ -265,8 +266,10 @@ export function openDatabase(config: Config) {
     });
   return {
     pool,
+    trace,
     /** Runs a statement on the primary: writes, and what must see them. */
     query<Row extends pg.QueryResultRow = pg.QueryResultRow>(statement: pg.QueryConfig): Promise<pg.QueryResult<Row>> {
+      trace?.(statement);
       return run<Row>(pool, statement);
     },
     /**
@@ -277,6 +280,7 @@ export function openDatabase(config: Config) {
       statement: pg.QueryConfig,
       primary = false,
     ): Promise<pg.QueryResult<Row>> {
+      trace?.(statement);
       if (!primary) {
         for (let tried = 0; tried < replicas.length; tried++) {
           const replica = replicas[turn++ % replicas.length]!;
@@ -315,6 +319,11 @@ export async function databaseHealth(db: Db) {
       ...(lagMs !== undefined && { lagMs }),
     })),
   };
+}
+
+/** SQL_LOG=on: every statement the server runs, one line each on standard error, with its values. */
+export function traceSql({ text, values }: pg.QueryConfig): void {
+  process.stderr.write(`sql: ${text.replace(/\s+/g, " ").trim()}${values ? ` ${JSON.stringify(values)}` : ""}\n`);
 }
 
 export async function closeDatabase(db: Db): Promise<void> {

@@ -15,8 +15,12 @@ export type StoredValues = Record<string, string | number | null>;
 export function openDatabase(config: Config): Db {
   const file = sqliteFile(config.databaseUrl);
   if (!existsSync(file)) throw new ConfigError(`the database "${file}" does not exist: run "npm run migrate" first`);
+  if (config.sqlLog) trace = (sql) => process.stderr.write(`sql: ${sql.replace(/\s+/g, " ").trim()}\n`);
   return connect(file, config.busyTimeoutMs);
 }
+
+/** SQL_LOG=on: told every statement each connection runs (SQLite's trace). */
+let trace: ((sql: string) => void) | undefined;
 
 /**
  * Records read at a time when a whole table is listed. Each batch is read on the event loop's
@@ -34,7 +38,7 @@ const lockTimeouts = new WeakMap<Db, number>();
  * at once, and `waitingForLocks` tries it again later, for up to `busyTimeoutMs` (then a 503).
  */
 export function connect(file: string, busyTimeoutMs: number): Db {
-  const db = new Database(file);
+  const db = new Database(file, trace && { verbose: (sql) => trace!(String(sql)) });
   db.pragma("foreign_keys = ON");
   db.pragma("synchronous = NORMAL");
   db.pragma("busy_timeout = 0");

@@ -18,8 +18,11 @@ export function openTransactions(db: Db) {
   let last: Promise<unknown> = Promise.resolve();
   let open = 0;
   return {
-    /** Runs `work` in a transaction on the hooked writes' connection, after those before it. */
-    run<T>(work: (db: Db, handle: TransactionDb) => Promise<T>): Promise<T> {
+    /**
+     * Runs `work` in a transaction on the hooked writes' connection, after those before it (the
+     * options are PostgreSQL's: a failing statement leaves a SQLite transaction usable).
+     */
+    run<T>(work: (db: Db, handle: TransactionDb) => Promise<T>, _options?: { savepoints?: boolean }): Promise<T> {
       open++;
       const result = last.then(async () => {
         // The write lock, waited for (another process may hold it) with the event loop free.
@@ -40,15 +43,13 @@ export function openTransactions(db: Db) {
     },
     /** A table without hooks, whose writes on the shared connection wait for the hooked ones. */
     waiting<Table extends TableWrites<never, unknown>>(table: Table): Routed<Table> {
-      const idle = () => (open > 0 ? last : undefined);
+      // At once when no transaction is open, as the table module answers (in the same tick).
+      const idle = <T>(write: () => T) => (open > 0 ? last.then(write) : write());
       return {
         ...table,
-        create: async (input: Parameters<Table["create"]>[0]) => (await idle(), table.create(input)),
-        update: async (rawId: string, changes: Parameters<Table["update"]>[1]) => (
-          await idle(),
-          table.update(rawId, changes)
-        ),
-        remove: async (rawId: string) => (await idle(), table.remove(rawId)),
+        create: (input: Parameters<Table["create"]>[0]) => idle(() => table.create(input)),
+        update: (rawId: string, changes: Parameters<Table["update"]>[1]) => idle(() => table.update(rawId, changes)),
+        remove: (rawId: string) => idle(() => table.remove(rawId)),
       } as Routed<Table>;
     },
     close: () => connection.close(),

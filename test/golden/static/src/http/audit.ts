@@ -77,5 +77,8 @@ export function writeLog(log: FastifyBaseLogger, withRequests: boolean) {
       : (request: FastifyRequest, { key, action, table, id, version }: Write) =>
           audit.info({ reqId: request.id, key, action, table, id, version }, "write"),
     of: (request: FastifyRequest) => writes.get(request),
+    /** A write of a request that makes several (a batch): a line of its own, with the request's id. */
+    each: (request: FastifyRequest, { key, action, table, id, version }: Write) =>
+      audit.info({ reqId: request.id, key, action, table, id, version }, "write"),
   };
 }

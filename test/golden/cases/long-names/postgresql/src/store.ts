@@ -10,10 +10,10 @@ import { qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqTotalQuery } f
 
 /**
  * Every table's and query's prepared statements, made once at start-up and shared by all versions.
- * Tables with hooks (src/custom/hooks/) write in transactions with them.
+ * Tables with hooks (src/custom/hooks/) write in transactions with them; batches write in one.
  */
 export function openStore(db: Db, hooks: Partial<Hooks> = {}) {
-  const transactions = Object.keys(hooks).length > 0 ? openTransactions(db) : undefined;
+  const transactions = openTransactions(db);
   return {
     tables: {
       aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records: hooked(
@@ -35,7 +35,8 @@ export function openStore(db: Db, hooks: Partial<Hooks> = {}) {
       qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq_total:
         qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqTotalQuery(db),
     },
-    close: () => transactions?.close(),
+    transactions,
+    close: () => transactions.close(),
   };
 }
 

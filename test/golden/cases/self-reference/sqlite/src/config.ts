@@ -15,6 +15,8 @@ export interface Config {
   corsOrigins: string[];
   /** API_DOCS=on: the API reference page at /<project>/docs, and the OpenAPI documents without the key. */
   apiDocs: boolean;
+  /** SQL_LOG=on: every statement the server runs, one line each on standard error (for debugging, never in production). */
+  sqlLog: boolean;
   /** Milliseconds a statement waits for a lock another process holds on the database file. */
   busyTimeoutMs: number;
   tls?: { cert: Buffer; key: Buffer };
@@ -67,6 +69,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .map((origin) => origin.trim())
       .filter((origin) => origin.length > 0),
     apiDocs: onOff(env, "API_DOCS"),
+    sqlLog: onOff(env, "SQL_LOG"),
     ...tls(env),
     logLevel: logLevel(env),
     logFlushMs: logFlushMs(env),

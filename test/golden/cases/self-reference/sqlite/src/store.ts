@@ -8,16 +8,17 @@ import { peopleTable } from "./tables/people.js";
 
 /**
  * Every table's and query's prepared statements, made once at start-up and shared by all versions.
- * Tables with hooks (src/custom/hooks/) write in transactions with them.
+ * Tables with hooks (src/custom/hooks/) write in transactions with them; batches write in one.
  */
 export function openStore(db: Db, hooks: Partial<Hooks> = {}) {
-  const transactions = Object.keys(hooks).length > 0 ? openTransactions(db) : undefined;
+  const transactions = openTransactions(db);
   return {
     tables: {
       people: hooked(transactions, peopleTable(db), hooks.people, numberId, peopleTable),
     },
     queries: {},
-    close: () => transactions?.close(),
+    transactions,
+    close: () => transactions.close(),
   };
 }
 

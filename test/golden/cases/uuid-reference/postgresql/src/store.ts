@@ -9,17 +9,18 @@ import { booksTable } from "./tables/books.js";
 
 /**
  * Every table's and query's prepared statements, made once at start-up and shared by all versions.
- * Tables with hooks (src/custom/hooks/) write in transactions with them.
+ * Tables with hooks (src/custom/hooks/) write in transactions with them; batches write in one.
  */
 export function openStore(db: Db, hooks: Partial<Hooks> = {}) {
-  const transactions = Object.keys(hooks).length > 0 ? openTransactions(db) : undefined;
+  const transactions = openTransactions(db);
   return {
     tables: {
       authors: hooked(transactions, authorsTable(db), hooks.authors, uuidId, authorsTable),
       books: hooked(transactions, booksTable(db), hooks.books, numberId, booksTable),
     },
     queries: {},
-    close: () => transactions?.close(),
+    transactions,
+    close: () => transactions.close(),
   };
 }
 

@@ -22,6 +22,7 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "orders" WHERE "id" = $1`,
+  withIds: `SELECT ${COLUMNS} FROM "orders" WHERE "id" = ANY($1)`,
   batch: `
     SELECT string_agg(part."json", ',' ORDER BY part."id") AS "json",
       count(*)::int AS "size",
@@ -40,6 +41,11 @@ const SQL = {
     GROUP BY part."number"
     ORDER BY part."number"
   `,
+  insertMany: `
+    INSERT INTO "orders" ("customer_id", "total")
+    SELECT * FROM unnest($1::int4[], $2::float8[])
+    RETURNING ${COLUMNS}
+  `,
 };
 
 /** The table's doubles in JSON text as JavaScript writes them. */
@@ -53,6 +59,20 @@ export function ordersTable(db: Db) {
     update: { name: "orders.update", text: SQL.update },
     remove: { name: "orders.remove", text: SQL.remove },
     batch: { name: "orders.batch", text: SQL.batch },
+    withIds: { name: "orders.withIds", text: SQL.withIds },
+    insertMany: { name: "orders.insertMany", text: SQL.insertMany },
+  };
+  /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
+  const referring: Record<string, { name: string; text: string }> = {
+    customer_id: {
+      name: "orders.referring.customer_id",
+      text: `
+    SELECT ${COLUMNS} FROM (
+      SELECT ${COLUMNS}, row_number() OVER (PARTITION BY "customer_id" ORDER BY "id") AS "tablegen_rank"
+      FROM "orders" WHERE "customer_id" = ANY($1)
+    ) AS "referring" WHERE "tablegen_rank" <= 100 ORDER BY "id"
+  `,
+    },
   };
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [
@@ -82,6 +102,16 @@ export function ordersTable(db: Db) {
       return partsBatch(rows, writeDoubles);
     },
 
+    /** The records with these ids (`expand`; on the primary, as every read of an expansion). */
+    async withIds(ids: unknown[]): Promise<OrdersRecord[]> {
+      return (await db.query<OrdersRecord>({ ...statements.withIds, values: [ids] })).rows;
+    },
+
+    /** The records referring to these ids through a reference field, at most 100 each, in id order (`expand`). */
+    async referring(field: string, ids: unknown[]): Promise<OrdersRecord[]> {
+      return (await db.query<OrdersRecord>({ ...referring[field]!, values: [ids] })).rows;
+    },
+
     async find(rawId: string, primary = false): Promise<OrdersRecord | undefined> {
       const id = numberId(rawId);
       if (id === undefined) return undefined;
@@ -95,6 +125,16 @@ export function ordersTable(db: Db) {
       } catch (error) {
         throw await writeFailure(db, error, input, references);
       }
+    },
+
+    /** Many creates in one statement (a batch's), in order; a failure is explained by creating them one at a time. */
+    async createMany(inputs: OrdersInput[]): Promise<OrdersRecord[]> {
+      const columns: StoredValues[] = [];
+      for (const input of inputs) {
+        const values: StoredValues = [input.customer_id, input.total ?? null];
+        values.forEach((value, index) => (columns[index] ??= []).push(value));
+      }
+      return (await db.query<OrdersRecord>({ ...statements.insertMany, values: columns })).rows;
     },
 
     async update(rawId: string, changes: Partial<OrdersInput>): Promise<OrdersRecord | undefined> {

@@ -45,6 +45,7 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "customers" WHERE "id" = ?`,
+  withIds: `SELECT ${COLUMNS} FROM "customers" WHERE "id" IN (SELECT "value" FROM json_each(?))`,
 };
 
 /** The customers table's statements, prepared once, and the operations the routes run. */
@@ -54,7 +55,10 @@ export function customersTable(db: Db) {
     insert: db.prepare<StoredValues, CustomersRow>(SQL.insert),
     update: db.prepare<StoredValues, CustomersRow>(SQL.update),
     remove: db.prepare<[number]>(SQL.remove),
+    withIds: db.prepare<[string], CustomersRow>(SQL.withIds),
   };
+  /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
+  const referring: Record<string, typeof statements.withIds> = {};
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [];
   /** References that can refuse a delete, each with a statement telling whether it holds an id. */
@@ -78,6 +82,12 @@ export function customersTable(db: Db) {
 
     /** The whole table's records after an id, a batch at a time, as JSON text. */
     batchAfter: (after: number, _primary?: boolean) => jsonBatch(page({ ...WHOLE_TABLE, after }).records),
+
+    /** The records with these ids (`expand`). */
+    withIds: (ids: unknown[]) => statements.withIds.all(JSON.stringify(ids)).map(toRecord),
+
+    /** The records referring to these ids through a reference field, at most 100 each, in id order (`expand`). */
+    referring: (field: string, ids: unknown[]) => referring[field]!.all(JSON.stringify(ids)).map(toRecord),
 
     find(rawId: string, _primary?: boolean): CustomersRecord | undefined {
       const id = numberId(rawId);

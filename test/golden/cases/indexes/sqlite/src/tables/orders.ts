@@ -21,6 +21,7 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "orders" WHERE "id" = ?`,
+  withIds: `SELECT ${COLUMNS} FROM "orders" WHERE "id" IN (SELECT "value" FROM json_each(?))`,
 };
 
 /** The orders table's statements, prepared once, and the operations the routes run. */
@@ -30,6 +31,16 @@ export function ordersTable(db: Db) {
     insert: db.prepare<StoredValues, OrdersRecord>(SQL.insert),
     update: db.prepare<StoredValues, OrdersRecord>(SQL.update),
     remove: db.prepare<[number]>(SQL.remove),
+    withIds: db.prepare<[string], OrdersRecord>(SQL.withIds),
+  };
+  /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
+  const referring: Record<string, typeof statements.withIds> = {
+    customer_id: db.prepare(`
+    SELECT ${COLUMNS} FROM (
+      SELECT ${COLUMNS}, row_number() OVER (PARTITION BY "customer_id" ORDER BY "id") AS "tablegen_rank"
+      FROM "orders" WHERE "customer_id" IN (SELECT "value" FROM json_each(?))
+    ) AS "referring" WHERE "tablegen_rank" <= 100 ORDER BY "id"
+  `),
   };
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [
@@ -54,6 +65,12 @@ export function ordersTable(db: Db) {
 
     /** The whole table's records after an id, a batch at a time, as JSON text. */
     batchAfter: (after: number, _primary?: boolean) => jsonBatch(page({ ...WHOLE_TABLE, after }).records),
+
+    /** The records with these ids (`expand`). */
+    withIds: (ids: unknown[]) => statements.withIds.all(JSON.stringify(ids)),
+
+    /** The records referring to these ids through a reference field, at most 100 each, in id order (`expand`). */
+    referring: (field: string, ids: unknown[]) => referring[field]!.all(JSON.stringify(ids)),
 
     find(rawId: string, _primary?: boolean): OrdersRecord | undefined {
       const id = numberId(rawId);

@@ -43,6 +43,11 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records" WHERE "id" = $1`,
+  withIds: `
+    SELECT ${COLUMNS}
+    FROM "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records"
+    WHERE "id" = ANY($1)
+  `,
   batch: `
     SELECT string_agg(part."json", ',' ORDER BY part."id") AS "json",
       count(*)::int AS "size",
@@ -62,6 +67,15 @@ const SQL = {
     GROUP BY part."number"
     ORDER BY part."number"
   `,
+  insertMany: `
+    INSERT INTO "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records" (
+      "fffffffffffffffffffffffffffffffffffffffffffffffffffffffff_value",
+      "ggggggggggggggggggggggggggggggggggggggggggggggggggggggg_flagged",
+      "hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh_happened_at"
+    )
+    SELECT * FROM unnest($1::text[], $2::bool[], $3::timestamptz[])
+    RETURNING ${COLUMNS}
+  `,
 };
 
 /** The aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records table's statements, prepared by each pooled connection on first use. */
@@ -72,7 +86,14 @@ export function aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsTa
     update: { name: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records.update", text: SQL.update },
     remove: { name: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records.remove", text: SQL.remove },
     batch: { name: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records.batch", text: SQL.batch },
+    withIds: { name: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records.withIds", text: SQL.withIds },
+    insertMany: {
+      name: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records.insertMany",
+      text: SQL.insertMany,
+    },
   };
+  /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
+  const referring: Record<string, { name: string; text: string }> = {};
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [];
   /** References that can refuse a delete, each with a statement telling whether it holds an id. */
@@ -97,6 +118,29 @@ export function aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsTa
     async batchAfter(after: number, primary = false): Promise<ListBatch<number>> {
       const { rows } = await db.read<ListPart<number>>({ ...statements.batch, values: [after] }, primary);
       return partsBatch(rows);
+    },
+
+    /** The records with these ids (`expand`; on the primary, as every read of an expansion). */
+    async withIds(ids: unknown[]): Promise<AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRecord[]> {
+      return (
+        await db.query<AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRecord>({
+          ...statements.withIds,
+          values: [ids],
+        })
+      ).rows;
+    },
+
+    /** The records referring to these ids through a reference field, at most 100 each, in id order (`expand`). */
+    async referring(
+      field: string,
+      ids: unknown[],
+    ): Promise<AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRecord[]> {
+      return (
+        await db.query<AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRecord>({
+          ...referring[field]!,
+          values: [ids],
+        })
+      ).rows;
     },
 
     async find(
@@ -137,6 +181,33 @@ export function aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsTa
       } catch (error) {
         throw await writeFailure(db, error, input, references);
       }
+    },
+
+    /** Many creates in one statement (a batch's), in order; a failure is explained by creating them one at a time. */
+    async createMany(
+      inputs: AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsInput[],
+    ): Promise<AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRecord[]> {
+      const columns: StoredValues[] = [];
+      for (const input of inputs) {
+        const values: StoredValues = [
+          input.fffffffffffffffffffffffffffffffffffffffffffffffffffffffff_value === undefined
+            ? "a long default value"
+            : input.fffffffffffffffffffffffffffffffffffffffffffffffffffffffff_value,
+          input.ggggggggggggggggggggggggggggggggggggggggggggggggggggggg_flagged === undefined
+            ? false
+            : input.ggggggggggggggggggggggggggggggggggggggggggggggggggggggg_flagged,
+          input.hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh_happened_at === undefined
+            ? storedNow()
+            : storedDateTime(input.hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh_happened_at),
+        ];
+        values.forEach((value, index) => (columns[index] ??= []).push(value));
+      }
+      return (
+        await db.query<AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRecord>({
+          ...statements.insertMany,
+          values: columns,
+        })
+      ).rows;
     },
 
     async update(

@@ -3,9 +3,10 @@ import type { FastifyPluginAsync } from "fastify";
 import type { Routed } from "../hooked.js";
 import { after, created, deleted, found, updated } from "../http/envelope.js";
 import { readsPrimary } from "../http/consistency.js";
+import { expandedList, expandedShow, expandOfShow, type Related } from "../http/expand.js";
 import { notFound } from "../http/errors.js";
 import type { IdParams } from "../http/ids.js";
-import { nextPageUrl, parseListQuery, type ListQueryString } from "../http/list.js";
+import { nextPageUrl, parseListQuery, type ListQuery, type ListQueryString } from "../http/list.js";
 import { jsonBatch, streamedList, WHOLE_TABLE } from "../http/stream.js";
 import {
   bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenListTable,
@@ -17,7 +18,8 @@ import type { BbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenTabl
 /** The routes of the bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_children table, registered under /ppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp/bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_children/<version> for each of its versions. */
 export const bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenRoutes: FastifyPluginAsync<{
   table: Routed<BbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenTable>;
-}> = async (app, { table }) => {
+  related: Related;
+}> = async (app, { table, related }) => {
   app.get<{ Querystring: ListQueryString }>(
     "/list",
     { schema: bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenSchemas.list },
@@ -25,8 +27,15 @@ export const bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenRoute
       const query = parseListQuery(
         request.query,
         bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenListTable,
+        related,
       );
       const primary = readsPrimary(request);
+      if (query?.expand) {
+        related.allow(request, query.expand);
+        const nextPage = (lastId: unknown) => nextPageUrl(request.url, query, lastId);
+        const pages = { page: (pageQuery: ListQuery) => table.page(pageQuery, primary) };
+        return expandedList(reply, pages, { ...query, expand: query.expand }, related, nextPage);
+      }
       if (query === undefined) {
         // The whole table: answered at once when it fits one batch, else streamed a batch at a time.
         return after(table.page(WHOLE_TABLE, primary), (first) => {
@@ -48,7 +57,17 @@ export const bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenRoute
   app.get<{ Params: IdParams }>(
     "/show/:id",
     { schema: bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenSchemas.show },
-    (request) => after(table.find(request.params.id, readsPrimary(request)), (record) => found(record ?? notFound())),
+    (request, reply) => {
+      const expand = expandOfShow(request.query, related);
+      const primary = readsPrimary(request);
+      if (expand) {
+        related.allow(request, expand);
+        return after(table.find(request.params.id, primary), (record) =>
+          expandedShow(reply, record, expand, related, notFound),
+        );
+      }
+      return after(table.find(request.params.id, primary), (record) => found(record ?? notFound()));
+    },
   );
 
   app.post<{ Body: BbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenInput }>(

@@ -42,6 +42,11 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_children" WHERE "id" = ?`,
+  withIds: `
+    SELECT ${COLUMNS}
+    FROM "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_children"
+    WHERE "id" IN (SELECT "value" FROM json_each(?))
+  `,
 };
 
 /** The bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_children table's statements, prepared once, and the operations the routes run. */
@@ -51,6 +56,16 @@ export function bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenTa
     insert: db.prepare<StoredValues, BbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenRecord>(SQL.insert),
     update: db.prepare<StoredValues, BbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenRecord>(SQL.update),
     remove: db.prepare<[number]>(SQL.remove),
+    withIds: db.prepare<[string], BbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenRecord>(SQL.withIds),
+  };
+  /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
+  const referring: Record<string, typeof statements.withIds> = {
+    rrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr_id: db.prepare(`
+    SELECT ${COLUMNS} FROM (
+      SELECT ${COLUMNS}, row_number() OVER (PARTITION BY "rrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr_id" ORDER BY "id") AS "tablegen_rank"
+      FROM "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_children" WHERE "rrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr_id" IN (SELECT "value" FROM json_each(?))
+    ) AS "referring" WHERE "tablegen_rank" <= 100 ORDER BY "id"
+  `),
   };
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [
@@ -85,6 +100,12 @@ export function bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenTa
 
     /** The whole table's records after an id, a batch at a time, as JSON text. */
     batchAfter: (after: number, _primary?: boolean) => jsonBatch(page({ ...WHOLE_TABLE, after }).records),
+
+    /** The records with these ids (`expand`). */
+    withIds: (ids: unknown[]) => statements.withIds.all(JSON.stringify(ids)),
+
+    /** The records referring to these ids through a reference field, at most 100 each, in id order (`expand`). */
+    referring: (field: string, ids: unknown[]) => referring[field]!.all(JSON.stringify(ids)),
 
     find(
       rawId: string,

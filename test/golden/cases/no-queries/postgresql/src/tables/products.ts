@@ -33,6 +33,7 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "products" WHERE "id" = $1`,
+  withIds: `SELECT ${COLUMNS} FROM "products" WHERE "id" = ANY($1)`,
   batch: `
     SELECT string_agg(part."json", ',' ORDER BY part."id") AS "json",
       count(*)::int AS "size",
@@ -58,6 +59,21 @@ const SQL = {
     GROUP BY part."number"
     ORDER BY part."number"
   `,
+  insertMany: `
+    INSERT INTO "products" ("name", "contact", "phone", "description", "price", "stock", "active", "added_at", "launch_at")
+    SELECT * FROM unnest(
+      $1::text[],
+      $2::text[],
+      $3::text[],
+      $4::text[],
+      $5::float8[],
+      $6::int4[],
+      $7::bool[],
+      $8::timestamptz[],
+      $9::timestamptz[]
+    )
+    RETURNING ${COLUMNS}
+  `,
 };
 
 /** The table's doubles in JSON text as JavaScript writes them. */
@@ -71,7 +87,11 @@ export function productsTable(db: Db) {
     update: { name: "products.update", text: SQL.update },
     remove: { name: "products.remove", text: SQL.remove },
     batch: { name: "products.batch", text: SQL.batch },
+    withIds: { name: "products.withIds", text: SQL.withIds },
+    insertMany: { name: "products.insertMany", text: SQL.insertMany },
   };
+  /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
+  const referring: Record<string, { name: string; text: string }> = {};
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [];
   /** References that can refuse a delete, each with a statement telling whether it holds an id. */
@@ -100,6 +120,16 @@ export function productsTable(db: Db) {
       return partsBatch(rows, writeDoubles);
     },
 
+    /** The records with these ids (`expand`; on the primary, as every read of an expansion). */
+    async withIds(ids: unknown[]): Promise<ProductsRecord[]> {
+      return (await db.query<ProductsRecord>({ ...statements.withIds, values: [ids] })).rows;
+    },
+
+    /** The records referring to these ids through a reference field, at most 100 each, in id order (`expand`). */
+    async referring(field: string, ids: unknown[]): Promise<ProductsRecord[]> {
+      return (await db.query<ProductsRecord>({ ...referring[field]!, values: [ids] })).rows;
+    },
+
     async find(rawId: string, primary = false): Promise<ProductsRecord | undefined> {
       const id = numberId(rawId);
       if (id === undefined) return undefined;
@@ -123,6 +153,26 @@ export function productsTable(db: Db) {
       } catch (error) {
         throw await writeFailure(db, error, input, references);
       }
+    },
+
+    /** Many creates in one statement (a batch's), in order; a failure is explained by creating them one at a time. */
+    async createMany(inputs: ProductsInput[]): Promise<ProductsRecord[]> {
+      const columns: StoredValues[] = [];
+      for (const input of inputs) {
+        const values: StoredValues = [
+          input.name,
+          input.contact ?? null,
+          input.phone ?? null,
+          input.description ?? null,
+          input.price,
+          input.stock === undefined ? 0 : input.stock,
+          input.active === undefined ? true : input.active,
+          input.added_at === undefined ? storedNow() : storedDateTime(input.added_at),
+          input.launch_at === undefined ? "2024-01-31T12:00:00Z" : storedDateTime(input.launch_at),
+        ];
+        values.forEach((value, index) => (columns[index] ??= []).push(value));
+      }
+      return (await db.query<ProductsRecord>({ ...statements.insertMany, values: columns })).rows;
     },
 
     async update(rawId: string, changes: Partial<ProductsInput>): Promise<ProductsRecord | undefined> {

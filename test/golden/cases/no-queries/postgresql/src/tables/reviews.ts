@@ -21,6 +21,7 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "reviews" WHERE "id" = $1`,
+  withIds: `SELECT ${COLUMNS} FROM "reviews" WHERE "id" = ANY($1)`,
   batch: `
     SELECT string_agg(part."json", ',' ORDER BY part."id") AS "json",
       count(*)::int AS "size",
@@ -39,6 +40,11 @@ const SQL = {
     GROUP BY part."number"
     ORDER BY part."number"
   `,
+  insertMany: `
+    INSERT INTO "reviews" ("product_id", "stars")
+    SELECT * FROM unnest($1::int4[], $2::int4[])
+    RETURNING ${COLUMNS}
+  `,
 };
 
 /** The reviews table's statements, prepared by each pooled connection on first use. */
@@ -49,6 +55,20 @@ export function reviewsTable(db: Db) {
     update: { name: "reviews.update", text: SQL.update },
     remove: { name: "reviews.remove", text: SQL.remove },
     batch: { name: "reviews.batch", text: SQL.batch },
+    withIds: { name: "reviews.withIds", text: SQL.withIds },
+    insertMany: { name: "reviews.insertMany", text: SQL.insertMany },
+  };
+  /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
+  const referring: Record<string, { name: string; text: string }> = {
+    product_id: {
+      name: "reviews.referring.product_id",
+      text: `
+    SELECT ${COLUMNS} FROM (
+      SELECT ${COLUMNS}, row_number() OVER (PARTITION BY "product_id" ORDER BY "id") AS "tablegen_rank"
+      FROM "reviews" WHERE "product_id" = ANY($1)
+    ) AS "referring" WHERE "tablegen_rank" <= 100 ORDER BY "id"
+  `,
+    },
   };
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [
@@ -78,6 +98,16 @@ export function reviewsTable(db: Db) {
       return partsBatch(rows);
     },
 
+    /** The records with these ids (`expand`; on the primary, as every read of an expansion). */
+    async withIds(ids: unknown[]): Promise<ReviewsRecord[]> {
+      return (await db.query<ReviewsRecord>({ ...statements.withIds, values: [ids] })).rows;
+    },
+
+    /** The records referring to these ids through a reference field, at most 100 each, in id order (`expand`). */
+    async referring(field: string, ids: unknown[]): Promise<ReviewsRecord[]> {
+      return (await db.query<ReviewsRecord>({ ...referring[field]!, values: [ids] })).rows;
+    },
+
     async find(rawId: string, primary = false): Promise<ReviewsRecord | undefined> {
       const id = numberId(rawId);
       if (id === undefined) return undefined;
@@ -91,6 +121,16 @@ export function reviewsTable(db: Db) {
       } catch (error) {
         throw await writeFailure(db, error, input, references);
       }
+    },
+
+    /** Many creates in one statement (a batch's), in order; a failure is explained by creating them one at a time. */
+    async createMany(inputs: ReviewsInput[]): Promise<ReviewsRecord[]> {
+      const columns: StoredValues[] = [];
+      for (const input of inputs) {
+        const values: StoredValues = [input.product_id, input.stars];
+        values.forEach((value, index) => (columns[index] ??= []).push(value));
+      }
+      return (await db.query<ReviewsRecord>({ ...statements.insertMany, values: columns })).rows;
     },
 
     async update(rawId: string, changes: Partial<ReviewsInput>): Promise<ReviewsRecord | undefined> {

@@ -19,6 +19,7 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "index" WHERE "id" = $1`,
+  withIds: `SELECT ${COLUMNS} FROM "index" WHERE "id" = ANY($1)`,
   batch: `
     SELECT string_agg(part."json", ',' ORDER BY part."id") AS "json",
       count(*)::int AS "size",
@@ -36,6 +37,7 @@ const SQL = {
     GROUP BY part."number"
     ORDER BY part."number"
   `,
+  insertMany: `INSERT INTO "index" ("body") SELECT * FROM unnest($1::text[]) RETURNING ${COLUMNS}`,
 };
 
 /** The index table's statements, prepared by each pooled connection on first use. */
@@ -46,7 +48,11 @@ export function indexTable(db: Db) {
     update: { name: "index.update", text: SQL.update },
     remove: { name: "index.remove", text: SQL.remove },
     batch: { name: "index.batch", text: SQL.batch },
+    withIds: { name: "index.withIds", text: SQL.withIds },
+    insertMany: { name: "index.insertMany", text: SQL.insertMany },
   };
+  /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
+  const referring: Record<string, { name: string; text: string }> = {};
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [];
   /** References that can refuse a delete, each with a statement telling whether it holds an id. */
@@ -69,6 +75,16 @@ export function indexTable(db: Db) {
       return partsBatch(rows);
     },
 
+    /** The records with these ids (`expand`; on the primary, as every read of an expansion). */
+    async withIds(ids: unknown[]): Promise<IndexRecord[]> {
+      return (await db.query<IndexRecord>({ ...statements.withIds, values: [ids] })).rows;
+    },
+
+    /** The records referring to these ids through a reference field, at most 100 each, in id order (`expand`). */
+    async referring(field: string, ids: unknown[]): Promise<IndexRecord[]> {
+      return (await db.query<IndexRecord>({ ...referring[field]!, values: [ids] })).rows;
+    },
+
     async find(rawId: string, primary = false): Promise<IndexRecord | undefined> {
       const id = numberId(rawId);
       if (id === undefined) return undefined;
@@ -82,6 +98,16 @@ export function indexTable(db: Db) {
       } catch (error) {
         throw await writeFailure(db, error, input, references);
       }
+    },
+
+    /** Many creates in one statement (a batch's), in order; a failure is explained by creating them one at a time. */
+    async createMany(inputs: IndexInput[]): Promise<IndexRecord[]> {
+      const columns: StoredValues[] = [];
+      for (const input of inputs) {
+        const values: StoredValues = [input.body ?? null];
+        values.forEach((value, index) => (columns[index] ??= []).push(value));
+      }
+      return (await db.query<IndexRecord>({ ...statements.insertMany, values: columns })).rows;
     },
 
     async update(rawId: string, changes: Partial<IndexInput>): Promise<IndexRecord | undefined> {

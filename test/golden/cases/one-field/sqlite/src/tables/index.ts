@@ -15,6 +15,7 @@ const SQL = {
   insert: `INSERT INTO "index" ("body") VALUES (@body) RETURNING ${COLUMNS}`,
   update: `UPDATE "index" SET "body" = iif(@set_body, @body, "body") WHERE "id" = @id RETURNING ${COLUMNS}`,
   remove: `DELETE FROM "index" WHERE "id" = ?`,
+  withIds: `SELECT ${COLUMNS} FROM "index" WHERE "id" IN (SELECT "value" FROM json_each(?))`,
 };
 
 /** The index table's statements, prepared once, and the operations the routes run. */
@@ -24,7 +25,10 @@ export function indexTable(db: Db) {
     insert: db.prepare<StoredValues, IndexRecord>(SQL.insert),
     update: db.prepare<StoredValues, IndexRecord>(SQL.update),
     remove: db.prepare<[number]>(SQL.remove),
+    withIds: db.prepare<[string], IndexRecord>(SQL.withIds),
   };
+  /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
+  const referring: Record<string, typeof statements.withIds> = {};
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [];
   /** References that can refuse a delete, each with a statement telling whether it holds an id. */
@@ -46,6 +50,12 @@ export function indexTable(db: Db) {
 
     /** The whole table's records after an id, a batch at a time, as JSON text. */
     batchAfter: (after: number, _primary?: boolean) => jsonBatch(page({ ...WHOLE_TABLE, after }).records),
+
+    /** The records with these ids (`expand`). */
+    withIds: (ids: unknown[]) => statements.withIds.all(JSON.stringify(ids)),
+
+    /** The records referring to these ids through a reference field, at most 100 each, in id order (`expand`). */
+    referring: (field: string, ids: unknown[]) => referring[field]!.all(JSON.stringify(ids)),
 
     find(rawId: string, _primary?: boolean): IndexRecord | undefined {
       const id = numberId(rawId);

@@ -21,6 +21,7 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "people" WHERE "id" = $1`,
+  withIds: `SELECT ${COLUMNS} FROM "people" WHERE "id" = ANY($1)`,
   batch: `
     SELECT string_agg(part."json", ',' ORDER BY part."id") AS "json",
       count(*)::int AS "size",
@@ -39,6 +40,11 @@ const SQL = {
     GROUP BY part."number"
     ORDER BY part."number"
   `,
+  insertMany: `
+    INSERT INTO "people" ("name", "manager_id")
+    SELECT * FROM unnest($1::text[], $2::int4[])
+    RETURNING ${COLUMNS}
+  `,
 };
 
 /** The people table's statements, prepared by each pooled connection on first use. */
@@ -49,6 +55,20 @@ export function peopleTable(db: Db) {
     update: { name: "people.update", text: SQL.update },
     remove: { name: "people.remove", text: SQL.remove },
     batch: { name: "people.batch", text: SQL.batch },
+    withIds: { name: "people.withIds", text: SQL.withIds },
+    insertMany: { name: "people.insertMany", text: SQL.insertMany },
+  };
+  /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
+  const referring: Record<string, { name: string; text: string }> = {
+    manager_id: {
+      name: "people.referring.manager_id",
+      text: `
+    SELECT ${COLUMNS} FROM (
+      SELECT ${COLUMNS}, row_number() OVER (PARTITION BY "manager_id" ORDER BY "id") AS "tablegen_rank"
+      FROM "people" WHERE "manager_id" = ANY($1)
+    ) AS "referring" WHERE "tablegen_rank" <= 100 ORDER BY "id"
+  `,
+    },
   };
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [
@@ -78,6 +98,16 @@ export function peopleTable(db: Db) {
       return partsBatch(rows);
     },
 
+    /** The records with these ids (`expand`; on the primary, as every read of an expansion). */
+    async withIds(ids: unknown[]): Promise<PeopleRecord[]> {
+      return (await db.query<PeopleRecord>({ ...statements.withIds, values: [ids] })).rows;
+    },
+
+    /** The records referring to these ids through a reference field, at most 100 each, in id order (`expand`). */
+    async referring(field: string, ids: unknown[]): Promise<PeopleRecord[]> {
+      return (await db.query<PeopleRecord>({ ...referring[field]!, values: [ids] })).rows;
+    },
+
     async find(rawId: string, primary = false): Promise<PeopleRecord | undefined> {
       const id = numberId(rawId);
       if (id === undefined) return undefined;
@@ -91,6 +121,16 @@ export function peopleTable(db: Db) {
       } catch (error) {
         throw await writeFailure(db, error, input, references);
       }
+    },
+
+    /** Many creates in one statement (a batch's), in order; a failure is explained by creating them one at a time. */
+    async createMany(inputs: PeopleInput[]): Promise<PeopleRecord[]> {
+      const columns: StoredValues[] = [];
+      for (const input of inputs) {
+        const values: StoredValues = [input.name, input.manager_id ?? null];
+        values.forEach((value, index) => (columns[index] ??= []).push(value));
+      }
+      return (await db.query<PeopleRecord>({ ...statements.insertMany, values: columns })).rows;
     },
 
     async update(rawId: string, changes: Partial<PeopleInput>): Promise<PeopleRecord | undefined> {

@@ -20,6 +20,7 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "authors" WHERE "id" = $1`,
+  withIds: `SELECT ${COLUMNS} FROM "authors" WHERE "id" = ANY($1)`,
   batch: `
     SELECT string_agg(part."json", ',' ORDER BY part."id") AS "json",
       count(*)::int AS "size",
@@ -37,6 +38,11 @@ const SQL = {
     GROUP BY part."number"
     ORDER BY part."number"
   `,
+  insertMany: `
+    INSERT INTO "authors" ("id", "name")
+    SELECT * FROM unnest($1::uuid[], $2::text[])
+    RETURNING ${COLUMNS}
+  `,
 };
 
 /** The authors table's statements, prepared by each pooled connection on first use. */
@@ -47,7 +53,11 @@ export function authorsTable(db: Db) {
     update: { name: "authors.update", text: SQL.update },
     remove: { name: "authors.remove", text: SQL.remove },
     batch: { name: "authors.batch", text: SQL.batch },
+    withIds: { name: "authors.withIds", text: SQL.withIds },
+    insertMany: { name: "authors.insertMany", text: SQL.insertMany },
   };
+  /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
+  const referring: Record<string, { name: string; text: string }> = {};
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [];
   /** References that can refuse a delete, each with a statement telling whether it holds an id. */
@@ -70,6 +80,16 @@ export function authorsTable(db: Db) {
       return partsBatch(rows);
     },
 
+    /** The records with these ids (`expand`; on the primary, as every read of an expansion). */
+    async withIds(ids: unknown[]): Promise<AuthorsRecord[]> {
+      return (await db.query<AuthorsRecord>({ ...statements.withIds, values: [ids] })).rows;
+    },
+
+    /** The records referring to these ids through a reference field, at most 100 each, in id order (`expand`). */
+    async referring(field: string, ids: unknown[]): Promise<AuthorsRecord[]> {
+      return (await db.query<AuthorsRecord>({ ...referring[field]!, values: [ids] })).rows;
+    },
+
     async find(rawId: string, primary = false): Promise<AuthorsRecord | undefined> {
       const id = uuidId(rawId);
       if (id === undefined) return undefined;
@@ -83,6 +103,16 @@ export function authorsTable(db: Db) {
       } catch (error) {
         throw await writeFailure(db, error, input, references);
       }
+    },
+
+    /** Many creates in one statement (a batch's), in order; a failure is explained by creating them one at a time. */
+    async createMany(inputs: AuthorsInput[]): Promise<AuthorsRecord[]> {
+      const columns: StoredValues[] = [];
+      for (const input of inputs) {
+        const values: StoredValues = [randomUUID(), input.name];
+        values.forEach((value, index) => (columns[index] ??= []).push(value));
+      }
+      return (await db.query<AuthorsRecord>({ ...statements.insertMany, values: columns })).rows;
     },
 
     async update(rawId: string, changes: Partial<AuthorsInput>): Promise<AuthorsRecord | undefined> {

@@ -21,6 +21,7 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "books" WHERE "id" = $1`,
+  withIds: `SELECT ${COLUMNS} FROM "books" WHERE "id" = ANY($1)`,
   batch: `
     SELECT string_agg(part."json", ',' ORDER BY part."id") AS "json",
       count(*)::int AS "size",
@@ -39,6 +40,11 @@ const SQL = {
     GROUP BY part."number"
     ORDER BY part."number"
   `,
+  insertMany: `
+    INSERT INTO "books" ("title", "author_id")
+    SELECT * FROM unnest($1::text[], $2::uuid[])
+    RETURNING ${COLUMNS}
+  `,
 };
 
 /** The books table's statements, prepared by each pooled connection on first use. */
@@ -49,6 +55,20 @@ export function booksTable(db: Db) {
     update: { name: "books.update", text: SQL.update },
     remove: { name: "books.remove", text: SQL.remove },
     batch: { name: "books.batch", text: SQL.batch },
+    withIds: { name: "books.withIds", text: SQL.withIds },
+    insertMany: { name: "books.insertMany", text: SQL.insertMany },
+  };
+  /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
+  const referring: Record<string, { name: string; text: string }> = {
+    author_id: {
+      name: "books.referring.author_id",
+      text: `
+    SELECT ${COLUMNS} FROM (
+      SELECT ${COLUMNS}, row_number() OVER (PARTITION BY "author_id" ORDER BY "id") AS "tablegen_rank"
+      FROM "books" WHERE "author_id" = ANY($1)
+    ) AS "referring" WHERE "tablegen_rank" <= 100 ORDER BY "id"
+  `,
+    },
   };
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [
@@ -78,6 +98,16 @@ export function booksTable(db: Db) {
       return partsBatch(rows);
     },
 
+    /** The records with these ids (`expand`; on the primary, as every read of an expansion). */
+    async withIds(ids: unknown[]): Promise<BooksRecord[]> {
+      return (await db.query<BooksRecord>({ ...statements.withIds, values: [ids] })).rows;
+    },
+
+    /** The records referring to these ids through a reference field, at most 100 each, in id order (`expand`). */
+    async referring(field: string, ids: unknown[]): Promise<BooksRecord[]> {
+      return (await db.query<BooksRecord>({ ...referring[field]!, values: [ids] })).rows;
+    },
+
     async find(rawId: string, primary = false): Promise<BooksRecord | undefined> {
       const id = numberId(rawId);
       if (id === undefined) return undefined;
@@ -91,6 +121,16 @@ export function booksTable(db: Db) {
       } catch (error) {
         throw await writeFailure(db, error, input, references);
       }
+    },
+
+    /** Many creates in one statement (a batch's), in order; a failure is explained by creating them one at a time. */
+    async createMany(inputs: BooksInput[]): Promise<BooksRecord[]> {
+      const columns: StoredValues[] = [];
+      for (const input of inputs) {
+        const values: StoredValues = [input.title, input.author_id];
+        values.forEach((value, index) => (columns[index] ??= []).push(value));
+      }
+      return (await db.query<BooksRecord>({ ...statements.insertMany, values: columns })).rows;
     },
 
     async update(rawId: string, changes: Partial<BooksInput>): Promise<BooksRecord | undefined> {

@@ -16,6 +16,7 @@ const SQL = {
   insert: `INSERT INTO "authors" ("id", "name") VALUES (@id, @name) RETURNING ${COLUMNS}`,
   update: `UPDATE "authors" SET "name" = iif(@set_name, @name, "name") WHERE "id" = @id RETURNING ${COLUMNS}`,
   remove: `DELETE FROM "authors" WHERE "id" = ?`,
+  withIds: `SELECT ${COLUMNS} FROM "authors" WHERE "id" IN (SELECT "value" FROM json_each(?))`,
 };
 
 /** The authors table's statements, prepared once, and the operations the routes run. */
@@ -25,7 +26,10 @@ export function authorsTable(db: Db) {
     insert: db.prepare<StoredValues, AuthorsRecord>(SQL.insert),
     update: db.prepare<StoredValues, AuthorsRecord>(SQL.update),
     remove: db.prepare<[string]>(SQL.remove),
+    withIds: db.prepare<[string], AuthorsRecord>(SQL.withIds),
   };
+  /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
+  const referring: Record<string, typeof statements.withIds> = {};
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [];
   /** References that can refuse a delete, each with a statement telling whether it holds an id. */
@@ -47,6 +51,12 @@ export function authorsTable(db: Db) {
 
     /** The whole table's records after an id, a batch at a time, as JSON text. */
     batchAfter: (after: string, _primary?: boolean) => jsonBatch(page({ ...WHOLE_TABLE, after }).records),
+
+    /** The records with these ids (`expand`). */
+    withIds: (ids: unknown[]) => statements.withIds.all(JSON.stringify(ids)),
+
+    /** The records referring to these ids through a reference field, at most 100 each, in id order (`expand`). */
+    referring: (field: string, ids: unknown[]) => referring[field]!.all(JSON.stringify(ids)),
 
     find(rawId: string, _primary?: boolean): AuthorsRecord | undefined {
       const id = uuidId(rawId);

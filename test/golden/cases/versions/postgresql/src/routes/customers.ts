@@ -3,9 +3,10 @@ import type { FastifyPluginAsync } from "fastify";
 import type { Routed } from "../hooked.js";
 import { after, created, deleted, found, updated } from "../http/envelope.js";
 import { readsPrimary } from "../http/consistency.js";
+import { expandedList, expandedShow, expandOfShow, type Related } from "../http/expand.js";
 import { notFound } from "../http/errors.js";
 import type { IdParams } from "../http/ids.js";
-import { nextPageUrl, parseListQuery, type ListQueryString } from "../http/list.js";
+import { nextPageUrl, parseListQuery, type ListQuery, type ListQueryString } from "../http/list.js";
 import { jsonBatch, streamedList, WHOLE_TABLE } from "../http/stream.js";
 import { versioned, type TableVersion, type Values } from "../http/versions.js";
 import type { CustomersTable } from "../tables/customers.js";
@@ -14,15 +15,22 @@ import type { CustomersTable } from "../tables/customers.js";
  * The routes of the customers table, registered under /shop/customers/<version> for each of its
  * versions, each with the table as that version answers and accepts it.
  */
-export const customersRoutes: FastifyPluginAsync<{ table: Routed<CustomersTable>; version: TableVersion }> = async (
-  app,
-  { table: stored, version },
-) => {
+export const customersRoutes: FastifyPluginAsync<{
+  table: Routed<CustomersTable>;
+  version: TableVersion;
+  related: Related;
+}> = async (app, { table: stored, version, related }) => {
   const table = versioned(stored, version);
   const { schemas, listTable } = version;
   app.get<{ Querystring: ListQueryString }>("/list", { schema: schemas.list }, (request, reply) => {
-    const query = parseListQuery(request.query, listTable);
+    const query = parseListQuery(request.query, listTable, related);
     const primary = readsPrimary(request);
+    if (query?.expand) {
+      related.allow(request, query.expand);
+      const nextPage = (lastId: unknown) => nextPageUrl(request.url, query, lastId);
+      const pages = { page: (pageQuery: ListQuery) => table.page(pageQuery, primary) };
+      return expandedList(reply, pages, { ...query, expand: query.expand }, related, nextPage);
+    }
     if (query === undefined) {
       // The whole table: answered at once when it fits one batch, else streamed a batch at a time.
       return after(table.page(WHOLE_TABLE, primary), (first) => {
@@ -39,9 +47,17 @@ export const customersRoutes: FastifyPluginAsync<{ table: Routed<CustomersTable>
     });
   });
 
-  app.get<{ Params: IdParams }>("/show/:id", { schema: schemas.show }, (request) =>
-    after(table.find(request.params.id, readsPrimary(request)), (record) => found(record ?? notFound())),
-  );
+  app.get<{ Params: IdParams }>("/show/:id", { schema: schemas.show }, (request, reply) => {
+    const expand = expandOfShow(request.query, related);
+    const primary = readsPrimary(request);
+    if (expand) {
+      related.allow(request, expand);
+      return after(table.find(request.params.id, primary), (record) =>
+        expandedShow(reply, record, expand, related, notFound),
+      );
+    }
+    return after(table.find(request.params.id, primary), (record) => found(record ?? notFound()));
+  });
 
   app.post<{ Body: Values }>("/create", { schema: schemas.create }, (request, reply) => {
     reply.code(201);

@@ -29,6 +29,7 @@ const SQL = {
     RETURNING ${COLUMNS}
   `,
   remove: `DELETE FROM "customers" WHERE "id" = $1`,
+  withIds: `SELECT ${COLUMNS} FROM "customers" WHERE "id" = ANY($1)`,
   batch: `
     SELECT string_agg(part."json", ',' ORDER BY part."id") AS "json",
       count(*)::int AS "size",
@@ -51,6 +52,11 @@ const SQL = {
     GROUP BY part."number"
     ORDER BY part."number"
   `,
+  insertMany: `
+    INSERT INTO "customers" ("name", "email", "phone", "status", "legacy_code", "tier")
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int4[])
+    RETURNING ${COLUMNS}
+  `,
 };
 
 /** The customers table's statements, prepared by each pooled connection on first use. */
@@ -61,7 +67,11 @@ export function customersTable(db: Db) {
     update: { name: "customers.update", text: SQL.update },
     remove: { name: "customers.remove", text: SQL.remove },
     batch: { name: "customers.batch", text: SQL.batch },
+    withIds: { name: "customers.withIds", text: SQL.withIds },
+    insertMany: { name: "customers.insertMany", text: SQL.insertMany },
   };
+  /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
+  const referring: Record<string, { name: string; text: string }> = {};
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [];
   /** References that can refuse a delete, each with a statement telling whether it holds an id. */
@@ -84,6 +94,16 @@ export function customersTable(db: Db) {
       return partsBatch(rows);
     },
 
+    /** The records with these ids (`expand`; on the primary, as every read of an expansion). */
+    async withIds(ids: unknown[]): Promise<CustomersRecord[]> {
+      return (await db.query<CustomersRecord>({ ...statements.withIds, values: [ids] })).rows;
+    },
+
+    /** The records referring to these ids through a reference field, at most 100 each, in id order (`expand`). */
+    async referring(field: string, ids: unknown[]): Promise<CustomersRecord[]> {
+      return (await db.query<CustomersRecord>({ ...referring[field]!, values: [ids] })).rows;
+    },
+
     async find(rawId: string, primary = false): Promise<CustomersRecord | undefined> {
       const id = numberId(rawId);
       if (id === undefined) return undefined;
@@ -104,6 +124,23 @@ export function customersTable(db: Db) {
       } catch (error) {
         throw await writeFailure(db, error, input, references);
       }
+    },
+
+    /** Many creates in one statement (a batch's), in order; a failure is explained by creating them one at a time. */
+    async createMany(inputs: CustomersInput[]): Promise<CustomersRecord[]> {
+      const columns: StoredValues[] = [];
+      for (const input of inputs) {
+        const values: StoredValues = [
+          input.name,
+          input.email,
+          input.phone === undefined ? "+1 555 0100" : input.phone,
+          input.status === undefined ? "active" : input.status,
+          input.legacy_code ?? null,
+          input.tier === undefined ? 1 : input.tier,
+        ];
+        values.forEach((value, index) => (columns[index] ??= []).push(value));
+      }
+      return (await db.query<CustomersRecord>({ ...statements.insertMany, values: columns })).rows;
     },
 
     async update(rawId: string, changes: Partial<CustomersInput>): Promise<CustomersRecord | undefined> {

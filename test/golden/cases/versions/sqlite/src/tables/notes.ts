@@ -15,6 +15,7 @@ const SQL = {
   insert: `INSERT INTO "notes" ("text") VALUES (@text) RETURNING ${COLUMNS}`,
   update: `UPDATE "notes" SET "text" = iif(@set_text, @text, "text") WHERE "id" = @id RETURNING ${COLUMNS}`,
   remove: `DELETE FROM "notes" WHERE "id" = ?`,
+  withIds: `SELECT ${COLUMNS} FROM "notes" WHERE "id" IN (SELECT "value" FROM json_each(?))`,
 };
 
 /** The notes table's statements, prepared once, and the operations the routes run. */
@@ -24,7 +25,10 @@ export function notesTable(db: Db) {
     insert: db.prepare<StoredValues, NotesRecord>(SQL.insert),
     update: db.prepare<StoredValues, NotesRecord>(SQL.update),
     remove: db.prepare<[number]>(SQL.remove),
+    withIds: db.prepare<[string], NotesRecord>(SQL.withIds),
   };
+  /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
+  const referring: Record<string, typeof statements.withIds> = {};
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [];
   /** References that can refuse a delete, each with a statement telling whether it holds an id. */
@@ -46,6 +50,12 @@ export function notesTable(db: Db) {
 
     /** The whole table's records after an id, a batch at a time, as JSON text. */
     batchAfter: (after: number, _primary?: boolean) => jsonBatch(page({ ...WHOLE_TABLE, after }).records),
+
+    /** The records with these ids (`expand`). */
+    withIds: (ids: unknown[]) => statements.withIds.all(JSON.stringify(ids)),
+
+    /** The records referring to these ids through a reference field, at most 100 each, in id order (`expand`). */
+    referring: (field: string, ids: unknown[]) => referring[field]!.all(JSON.stringify(ids)),
 
     find(rawId: string, _primary?: boolean): NotesRecord | undefined {
       const id = numberId(rawId);
