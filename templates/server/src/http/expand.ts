@@ -115,6 +115,12 @@ export function relatedRecords(
 
   function expand(table: string, records: Values[], tree: ExpandTree): Awaitable<void> {
     if (records.length === 0) return;
+    // Each relation's key is placed in the order `expand` names them before any is read: the reads
+    // run side by side and may end in any order, the answer's keys may not.
+    for (const [name] of tree) {
+      const one = "one" in relationsOf(table)[name]!;
+      for (const record of records) record[name] = one ? null : [];
+    }
     const steps: Awaitable<void>[] = [];
     for (const [name, nested] of tree) {
       const relation = relationsOf(table)[name]!;
