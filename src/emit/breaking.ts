@@ -200,15 +200,7 @@ class Comparison {
   private response(oldResponse: unknown, nextResponse: unknown, at: At): void {
     const [old, oldRef] = resolve(this.old, oldResponse);
     const [next, nextRef] = resolve(this.next, nextResponse);
-    // A component derived from others (a read's record with its relations, a batch's operation) is
-    // compared through those it derives from: its breaks are theirs, reported once, where they are.
-    if (oldRef && isDerived(oldRef)) {
-      const [base, nextBase] = [expandedBase(oldRef), nextRef && (expandedBase(nextRef) ?? nextRef)];
-      const has = (document: Json, ref: string) => Object.keys(resolve(document, { $ref: ref })[0]).length > 0;
-      if (base && nextBase && has(this.old, base) && has(this.next, nextBase))
-        this.schema({ $ref: base }, { $ref: nextBase }, at);
-      return;
-    }
+    if (oldRef && isDerived(oldRef)) return this.throughBase(oldRef, nextRef, at);
     if (oldRef && nextRef) {
       const key = JSON.stringify([oldRef, nextRef, at.failure]);
       if (this.visited.has(key)) return;
@@ -216,6 +208,17 @@ class Comparison {
       at = { ...at, where: `response ${componentName(oldRef)}`, root: "", sink: this.main };
     }
     this.content(old.content, next.content, at);
+  }
+
+  /**
+   * A component derived from others (a read's record with its relations, a batch's operation) is
+   * compared through those it derives from: its breaks are theirs, reported once, where they are.
+   */
+  private throughBase(oldRef: string, nextRef: string | undefined, at: At): void {
+    const [base, nextBase] = [expandedBase(oldRef), nextRef && (expandedBase(nextRef) ?? nextRef)];
+    const has = (document: Json, ref: string) => Object.keys(resolve(document, { $ref: ref })[0]).length > 0;
+    if (base && nextBase && has(this.old, base) && has(this.next, nextBase))
+      this.schema({ $ref: base }, { $ref: nextBase }, at);
   }
 
   /** The bodies of a request or an answer, by media type. */
@@ -231,15 +234,7 @@ class Comparison {
   private schema(oldSchema: unknown, nextSchema: unknown, at: At): void {
     const [old, oldRef] = resolve(this.old, oldSchema);
     const [next, nextRef] = resolve(this.next, nextSchema);
-    // A component derived from others (a read's record with its relations, a batch's operation) is
-    // compared through those it derives from: its breaks are theirs, reported once, where they are.
-    if (oldRef && isDerived(oldRef)) {
-      const [base, nextBase] = [expandedBase(oldRef), nextRef && (expandedBase(nextRef) ?? nextRef)];
-      const has = (document: Json, ref: string) => Object.keys(resolve(document, { $ref: ref })[0]).length > 0;
-      if (base && nextBase && has(this.old, base) && has(this.next, nextBase))
-        this.schema({ $ref: base }, { $ref: nextBase }, at);
-      return;
-    }
+    if (oldRef && isDerived(oldRef)) return this.throughBase(oldRef, nextRef, at);
     if (oldRef && nextRef) {
       const key = JSON.stringify([oldRef, nextRef, at.request, at.failure]);
       if (this.visited.has(key)) return;

@@ -1,9 +1,9 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import { freePort } from "./postgres.ts";
 import { watchdog } from "./watchdog.ts";
 
 /** Debian's PgBouncer (the package `pgbouncer`, 1.18), or undefined when it is not installed. */
@@ -13,17 +13,6 @@ export interface PgBouncer {
   /** `postgresql://postgres@127.0.0.1:<port>` — append `/<database>`: any database of the server behind it. */
   url: string;
   stop: () => Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**

@@ -21,7 +21,8 @@ export function findPostgres(): string | undefined {
   return which.status === 0 && bin && existsSync(join(bin, "initdb")) ? bin : undefined;
 }
 
-async function freePort(): Promise<number> {
+/** A loopback port that was free a moment ago. */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);
