@@ -1,25 +1,14 @@
-import { once } from "node:events";
 import { readdir, rm, writeFile } from "node:fs/promises";
-import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { REPO, scratchDir } from "../helpers/generate.ts";
+import { freePort } from "../helpers/postgres.ts";
 
 // The errors of `tablegen migrate` that need no database, each with its exact message.
 
 const tablegen = (args: string[], cwd: string, env: Record<string, string> = { DATABASE_URL: "" }) =>
   execa(process.execPath, [join(REPO, "bin/tablegen.js"), ...args], { cwd, reject: false, env });
-
-/** A loopback port nothing listens on (it was free a moment ago). */
-async function closedPort(): Promise<number> {
-  const server = createServer().listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  await once(server, "close");
-  return port;
-}
 
 const MANIFEST = "project: shop\ntables:\n  items:\n    fields:\n      name: TEXT\n";
 
@@ -39,7 +28,7 @@ describe("tablegen migrate refuses", () => {
     const dir = await scratchDir("migrate-unreachable");
     await writeFile(join(dir, "tablegen.yaml"), MANIFEST.replace("tables:", "database: postgresql\ntables:"));
     expect((await tablegen(["generate"], dir)).exitCode).toBe(0);
-    const port = await closedPort();
+    const port = await freePort(); // nothing listens on it
     const result = await tablegen(["migrate"], dir, { DATABASE_URL: `postgresql://postgres@127.0.0.1:${port}/shop` });
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toBe(

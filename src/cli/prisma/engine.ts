@@ -65,34 +65,67 @@ const datamodel = (path: string, content: string) => ({ tag: "schemaDatamodel" a
  * in-memory SQLite one (for PostgreSQL schemas too: it is never queried for them).
  */
 export async function diffSchemas(from: string | undefined, to: string): Promise<string> {
-  const [Engine, { PrismaBetterSQLite3 }, { bindMigrationAwareSqlAdapterFactory }] = await Promise.all([
-    schemaEngine(),
-    import("@prisma/adapter-better-sqlite3"),
-    import("@prisma/driver-adapter-utils"),
-  ]);
-  const adapter = bindMigrationAwareSqlAdapterFactory(new PrismaBetterSQLite3({ url: ":memory:" }));
-  let engine: SchemaEngine | undefined;
-  try {
-    engine = await Engine.new({ datamodels: undefined }, () => undefined, adapter);
-    const result = await engine.diff({
+  const { PrismaBetterSQLite3 } = await import("@prisma/adapter-better-sqlite3");
+  const result = await withEngine("migrate diff", undefined, new PrismaBetterSQLite3({ url: ":memory:" }), (engine) =>
+    engine.diff({
       from: from === undefined ? { tag: "empty" } : datamodel("from.prisma", from),
       to: datamodel("to.prisma", to),
       shadowDatabaseUrl: null,
       script: true,
       exitCode: null,
-      filters: { externalTables: [], externalEnums: [] },
-    });
-    return result.stdout ?? "";
+      filters: NO_FILTERS,
+    }),
+  );
+  return result.stdout ?? "";
+}
+
+/** Prisma's schema filter when nothing is left out (Prisma's own default). */
+const NO_FILTERS = { externalTables: [], externalEnums: [] };
+
+type AdapterFactory = Parameters<typeof bindMigrationAwareSqlAdapterFactory>[0];
+
+/**
+ * Runs one command of a new engine over a driver adapter, then frees the engine and closes every
+ * connection it opened (the engine closes none: a SQLite connection left open would hold the
+ * file's lock after a failed migration). A failure is thrown as `prisma <command> failed: …`, as
+ * Prisma's CLI words it; a panic (a bug of the engine's own) also drops the instance, whose memory
+ * is left as the panic found it, so that the next command starts a new one.
+ */
+async function withEngine<T>(
+  command: string,
+  schema: string | undefined,
+  factory: AdapterFactory,
+  run: (engine: SchemaEngine) => Promise<T>,
+): Promise<T> {
+  const [Engine, { bindMigrationAwareSqlAdapterFactory: bind }] = await Promise.all([
+    schemaEngine(),
+    import("@prisma/driver-adapter-utils"),
+  ]);
+  const opened: { dispose(): Promise<void> }[] = [];
+  const connect = factory.connect.bind(factory);
+  factory.connect = async () => {
+    const adapter = await connect();
+    opened.push(adapter);
+    return adapter;
+  };
+  let engine: SchemaEngine | undefined;
+  try {
+    engine = await Engine.new(
+      { datamodels: schema === undefined ? undefined : [["schema.prisma", schema]] },
+      () => undefined,
+      bind(factory),
+    );
+    return await run(engine);
   } catch (error) {
     if (error instanceof WebAssembly.RuntimeError) {
-      // A panic: the engine's memory is left as the panic found it, so the next diff starts a new instance.
       loading = undefined;
       engine = undefined;
-      throw new UserError(`prisma migrate diff failed: the schema engine stopped: ${panics.message || error.message}`);
+      throw new UserError(`prisma ${command} failed: the schema engine stopped: ${panics.message || error.message}`);
     }
-    throw new UserError(`prisma migrate diff failed: ${engineError(error)}`);
+    throw new UserError(`prisma ${command} failed: ${engineError(error)}`);
   } finally {
     engine?.free();
+    await Promise.all(opened.map((adapter) => adapter.dispose().catch(() => undefined)));
   }
 }
 
@@ -162,40 +195,10 @@ function migrationList(dir: string): ApplyMigrationsInput["migrationsList"] {
 export async function applyMigrations(
   schema: string,
   migrationsDir: string,
-  factory: Parameters<typeof bindMigrationAwareSqlAdapterFactory>[0],
+  factory: AdapterFactory,
 ): Promise<string[]> {
-  const [Engine, { bindMigrationAwareSqlAdapterFactory: bind }] = await Promise.all([
-    schemaEngine(),
-    import("@prisma/driver-adapter-utils"),
-  ]);
-  // The engine does not close the connections it opens: they are closed here once it is done (a
-  // SQLite connection left open would hold the file's lock after a failed migration).
-  const opened: { dispose(): Promise<void> }[] = [];
-  const connect = factory.connect.bind(factory);
-  factory.connect = async () => {
-    const adapter = await connect();
-    opened.push(adapter);
-    return adapter;
-  };
-  let engine: SchemaEngine | undefined;
-  try {
-    engine = await Engine.new({ datamodels: [["schema.prisma", schema]] }, () => undefined, bind(factory));
-    const { appliedMigrationNames } = await engine.applyMigrations({
-      migrationsList: migrationList(migrationsDir),
-      filters: { externalTables: [], externalEnums: [] },
-    });
-    return appliedMigrationNames;
-  } catch (error) {
-    if (error instanceof WebAssembly.RuntimeError) {
-      loading = undefined;
-      engine = undefined;
-      throw new UserError(
-        `prisma migrate deploy failed: the schema engine stopped: ${panics.message || error.message}`,
-      );
-    }
-    throw new UserError(`prisma migrate deploy failed: ${engineError(error)}`);
-  } finally {
-    engine?.free();
-    await Promise.all(opened.map((adapter) => adapter.dispose().catch(() => undefined)));
-  }
+  const { appliedMigrationNames } = await withEngine("migrate deploy", schema, factory, (engine) =>
+    engine.applyMigrations({ migrationsList: migrationList(migrationsDir), filters: NO_FILTERS }),
+  );
+  return appliedMigrationNames;
 }
