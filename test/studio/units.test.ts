@@ -5,7 +5,7 @@ import { SYSTEM_PROMPT } from "../../src/ai/prompt.ts";
 import type { RawManifest } from "../../src/manifest/schema.ts";
 import { compileManifest } from "../../src/model/index.ts";
 import { envValues, masked, maskedUrl, withEnvValue } from "../../src/studio/env-file.ts";
-import { modelView } from "../../src/studio/views.ts";
+import { modelView, relationsView } from "../../src/studio/views.ts";
 
 // The studio's pure pieces: the .env edits of its Settings page, the review of an AI draft, the
 // extension of a manifest, and what its Data and API pages are told of a model.
@@ -156,5 +156,39 @@ tables:
     ]);
     expect(view.routes.v2!.some(({ path }) => path === "/shop/orders/v2/list")).toBe(true);
     expect(view.routes.v1!.some(({ path }) => path.startsWith("/shop/orders/"))).toBe(false);
+    // What expand names in each version: orders (and so their relations) only in v2.
+    expect(view.tables.map(({ relations }) => relations)).toEqual([
+      { v1: [], v2: [{ name: "orders", kind: "many", table: "orders", field: "customer_id" }] },
+      { v2: [{ name: "customer", kind: "one", table: "customers", field: "customer_id" }] },
+    ]);
+  });
+
+  it("gives the designer each table's relations as expand names them: as:, reverse:, and the defaults left", () => {
+    const { model } = compileManifest(
+      "tablegen.yaml",
+      `project: blog
+tables:
+  users:
+    fields:
+      name: TEXT
+  posts:
+    fields:
+      author_id: { type: NUMBER, references: users, as: writer, reverse: authored }
+      editor_id: { type: NUMBER, references: users }
+      reviewer_id: { type: NUMBER, references: users }
+      user: TEXT
+      user_id: { type: NUMBER, references: users }
+`,
+    );
+    // editor_id and reviewer_id would both be users' "posts" (neither is, nor is user_id's), and
+    // user_id's "user" is a field of posts.
+    expect(relationsView(model)).toEqual({
+      users: [{ name: "authored", kind: "many", table: "posts", field: "author_id" }],
+      posts: [
+        { name: "writer", kind: "one", table: "users", field: "author_id" },
+        { name: "editor", kind: "one", table: "users", field: "editor_id" },
+        { name: "reviewer", kind: "one", table: "users", field: "reviewer_id" },
+      ],
+    });
   });
 });
