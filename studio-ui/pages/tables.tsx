@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import type { ProjectDetail, ProblemAt, Rename, ValidateAnswer } from "../../src/studio/protocol.ts";
+import type { ProjectDetail, ProblemAt, RelationView, Rename, ValidateAnswer } from "../../src/studio/protocol.ts";
 import { api, ApiError } from "../api.ts";
 import { useStudio } from "../app.tsx";
 import { controlId, errorProps, FieldError, Notice, PageHeader } from "../components.tsx";
@@ -36,6 +36,8 @@ export interface FieldData {
   integer?: boolean;
   references?: string;
   onDelete?: string;
+  as?: string;
+  reverse?: string;
   renamedFrom?: string;
   index?: boolean;
   description?: string;
@@ -135,6 +137,8 @@ export function TablesPage() {
     return first ? { kind: "table", name: first } : undefined;
   });
   const [checked, setChecked] = useState<TablesDraft | undefined>(undefined);
+  /** What `expand` names on each table, as the last valid draft gives them (none while it has problems). */
+  const [relations, setRelations] = useState<Relations>();
   const [saving, setSaving] = useState(false);
   const [notice, setNotice] = useState<{ kind: "success" | "error"; text: string; stale?: boolean }>();
   const [showYaml, setShowYaml] = useState(false);
@@ -176,6 +180,7 @@ export function TablesPage() {
           if (latest.current !== current) continue; // edited meanwhile: check the newest
           setProblems(answer.problems);
           setText(answer.text);
+          setRelations(answer.relations);
           setChecked(current);
         } catch (error) {
           setNotice({ kind: "error", text: (error as Error).message });
@@ -413,6 +418,7 @@ export function TablesPage() {
               applied={draft.applied}
               versions={versions}
               problems={problems}
+              relations={relations}
               edit={edit}
               select={(name) => setSelection(name === undefined ? undefined : { kind: "table", name })}
             />
@@ -461,6 +467,8 @@ const FIELD_OPTIONS = new Set([
   "integer",
   "references",
   "onDelete",
+  "as",
+  "reverse",
   "index",
   "description",
   "versions",
@@ -475,6 +483,9 @@ function messageAt(problems: ProblemAt[], path: (string | number)[], deep = fals
 }
 
 type Edit = (change: (manifest: ManifestData, renames: Rename[]) => void) => void;
+
+/** The relations each table can expand, by table: the studio server's answer from the generator's model. */
+type Relations = Record<string, RelationView[]>;
 
 /** A name input that renames when the user is done typing (change), not at each key. */
 function NameInput({
@@ -555,6 +566,7 @@ function TableEditor({
   applied,
   versions,
   problems,
+  relations,
   edit,
   select,
 }: {
@@ -563,6 +575,7 @@ function TableEditor({
   applied: Record<string, string[]>;
   versions: string[];
   problems: ProblemAt[];
+  relations: Relations | undefined;
   edit: Edit;
   select: (name: string | undefined) => void;
 }) {
@@ -707,6 +720,7 @@ function TableEditor({
             applied={applied}
             versions={versions}
             problems={problems}
+            relations={relations}
             edit={edit}
           />
         ))}
@@ -761,6 +775,7 @@ function FieldRow({
   applied,
   versions,
   problems,
+  relations,
   edit,
 }: {
   table: string;
@@ -769,6 +784,7 @@ function FieldRow({
   applied: Record<string, string[]>;
   versions: string[];
   problems: ProblemAt[];
+  relations: Relations | undefined;
   edit: Edit;
 }) {
   const field = fieldObject(manifest.tables[table]!.fields[name]!);
@@ -912,6 +928,8 @@ function FieldRow({
               } else {
                 delete copy.references;
                 delete copy.onDelete;
+                delete copy.as;
+                delete copy.reverse;
               }
             })
           }
@@ -968,6 +986,18 @@ function FieldRow({
             ))}
           </select>
         </div>
+      )}
+      {(field.references || field.as !== undefined || field.reverse !== undefined) && (
+        <RelationNames
+          table={table}
+          name={name}
+          field={field}
+          manifest={manifest}
+          relations={relations}
+          id={id}
+          at={at}
+          set={set}
+        />
       )}
       {field.renamedFrom && (
         <p class="hint field-extra">
@@ -1056,6 +1086,156 @@ function FieldRow({
           <FieldError key={option} id={id(option)} message={`${option}: ${message}`} />
         ))}
       <FieldError id={id("name")} message={rowError} />
+    </div>
+  );
+}
+
+/** The name a reference is expanded under by default: its name without `_id` (defaultForwardName in src/model). */
+const nameWithoutId = (name: string) => (name.endsWith("_id") && name.length > 3 ? name.slice(0, -3) : undefined);
+
+/**
+ * A reference's names in `expand` (`as:` and `reverse:`), each with what a blank one comes to (the
+ * default, or why there is none) from the server's relations of the last valid draft, and the
+ * validator's message under it when the name is refused.
+ */
+function RelationNames({
+  table,
+  name,
+  field,
+  manifest,
+  relations,
+  id,
+  at,
+  set,
+}: {
+  table: string;
+  name: string;
+  field: FieldData;
+  manifest: ManifestData;
+  relations: Relations | undefined;
+  id: (option: string) => string;
+  at: (option: string) => string | undefined;
+  set: (option: keyof FieldData, value: unknown) => void;
+}) {
+  const target = field.references;
+  const forward = relations?.[table]?.find((relation) => relation.kind === "one" && relation.field === name);
+  const reverse =
+    target === undefined
+      ? undefined
+      : relations?.[target]?.find(
+          (relation) => relation.kind === "many" && relation.table === table && relation.field === name,
+        );
+  const defaultName = nameWithoutId(name);
+  /** Why a default name is not this relation's: a field of the table has it, or another relation. */
+  const takenOn = (on: string, taken: string) => {
+    const fields = manifest.tables[on]?.fields ?? {};
+    const isField =
+      taken in fields ||
+      Object.values(fields).some((other) => Object.values(fieldObject(other).names ?? {}).includes(taken));
+    return isField ? `"${taken}" is a field of ${on}` : `"${taken}" names another relation of ${on}`;
+  };
+  const asHint =
+    field.as !== undefined
+      ? `expand=${field.as} on ${table} embeds the ${target ?? "referenced"} record.`
+      : defaultName === undefined
+        ? "Blank: not expandable, as the name does not end in _id."
+        : forward || !relations
+          ? `Blank: expand=${defaultName}, the field's name without _id.`
+          : `Blank: not expandable, as ${takenOn(table, defaultName)}.`;
+  const twins = Object.entries(manifest.tables[table]?.fields ?? {}).filter(([other, spec]) => {
+    const reference = fieldObject(spec);
+    return other !== name && reference.references === target && reference.reverse === undefined;
+  });
+  const reverseHint =
+    field.reverse !== undefined
+      ? `expand=${field.reverse} on ${target} embeds the ${table} records referring to one.`
+      : reverse || !relations || target === undefined
+        ? `Blank: expand=${table} on ${target ?? "the referenced table"}, this table's name.`
+        : twins.length > 0
+          ? `Blank: not expandable, as ${twins.map(([other]) => other).join(" and ")} also refer${twins.length === 1 ? "s" : ""} to ${target} from ${table}: name each.`
+          : `Blank: not expandable, as ${takenOn(target, table)}.`;
+  return (
+    <div class="field-extra relation-names">
+      <RelationName
+        id={id("as")}
+        label="Expand name"
+        option="as"
+        field={name}
+        value={field.as}
+        placeholder={forward || !relations ? defaultName : undefined}
+        hint={asHint}
+        error={at("as")}
+        onCommit={(value) => set("as", value)}
+      />
+      <RelationName
+        id={id("reverse")}
+        label={`Reverse name on ${target ?? "the referenced table"}`}
+        option="reverse"
+        field={name}
+        value={field.reverse}
+        placeholder={reverse || !relations ? table : undefined}
+        hint={reverseHint}
+        error={at("reverse")}
+        onCommit={(value) => set("reverse", value)}
+      />
+    </div>
+  );
+}
+
+/**
+ * One relation name: its label (the field's name for screen readers), its input, what it comes to,
+ * and the validator's message. What is typed is the input's own until the user leaves it (a
+ * validation answer landing meanwhile does not put the old value back); blank removes the option.
+ */
+function RelationName({
+  id,
+  label,
+  option,
+  field,
+  value,
+  placeholder,
+  hint,
+  error,
+  onCommit,
+}: {
+  id: string;
+  label: string;
+  option: string;
+  field: string;
+  value: string | undefined;
+  placeholder: string | undefined;
+  hint: string;
+  error: string | undefined;
+  onCommit: (value: string) => void;
+}) {
+  const [typed, setTyped] = useState(value ?? "");
+  useEffect(() => setTyped(value ?? ""), [value]);
+  return (
+    <div class="form-field relation-name">
+      <label for={id}>
+        {label}
+        <span class="visually-hidden"> of {field}</span> <span class="muted mono">{option}:</span>
+      </label>
+      <input
+        id={id}
+        class="name-input"
+        value={typed}
+        placeholder={placeholder ?? ""}
+        spellcheck={false}
+        autoComplete="off"
+        onInput={(event) => setTyped((event.target as HTMLInputElement).value)}
+        onChange={(event) => {
+          const next = (event.target as HTMLInputElement).value.trim();
+          setTyped(next);
+          if (next !== (value ?? "")) onCommit(next);
+        }}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={`${id}-hint${error ? ` ${id}-error` : ""}`}
+      />
+      <p class="hint" id={`${id}-hint`}>
+        {hint}
+      </p>
+      <FieldError id={id} message={error} />
     </div>
   );
 }
