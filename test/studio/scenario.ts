@@ -272,6 +272,13 @@ export function studioScenario(database: Database): void {
           "field--orders--customer_id--as-hint field--orders--customer_id--as-error",
         );
         expect(await page.$$(".notice .problems")).toEqual([]); // shown at the control, not in the page's list
+        // product_id's default name, taken: valid, and product_id's hint says it has none.
+        await type(as, "product");
+        await valid();
+        await waitText(
+          "#field--orders--product_id--as-hint",
+          'Blank: not expandable, as "product" names another relation of orders.',
+        );
         await type(as, "buyer");
         await type(reverse, "purchases");
         await waitText(`${reverse}-hint`, "expand=purchases on customers embeds the orders records referring to one.");
