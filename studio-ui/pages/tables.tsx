@@ -137,7 +137,10 @@ export function TablesPage() {
     return first ? { kind: "table", name: first } : undefined;
   });
   const [checked, setChecked] = useState<TablesDraft | undefined>(undefined);
-  /** What `expand` names on each table, as the last valid draft gives them (none while it has problems). */
+  /**
+   * What `expand` names on each table, as the last valid draft gives them (none while it has
+   * problems); shown only for the draft it is of (a field just made a reference is in no older one).
+   */
   const [relations, setRelations] = useState<Relations>();
   const [saving, setSaving] = useState(false);
   const [notice, setNotice] = useState<{ kind: "success" | "error"; text: string; stale?: boolean }>();
@@ -418,7 +421,7 @@ export function TablesPage() {
               applied={draft.applied}
               versions={versions}
               problems={problems}
-              relations={relations}
+              relations={checking ? undefined : relations}
               edit={edit}
               select={(name) => setSelection(name === undefined ? undefined : { kind: "table", name })}
             />
@@ -1095,7 +1098,7 @@ const nameWithoutId = (name: string) => (name.endsWith("_id") && name.length > 3
 
 /**
  * A reference's names in `expand` (`as:` and `reverse:`), each with what a blank one comes to (the
- * default, or why there is none) from the server's relations of the last valid draft, and the
+ * default, or why there is none) from the server's relations of the draft once checked, and the
  * validator's message under it when the name is refused.
  */
 function RelationNames({
