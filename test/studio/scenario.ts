@@ -387,8 +387,11 @@ export function studioScenario(database: Database): void {
       await waitText(".pager", SCREENSHOTS ? "1–2 of 2 records" : "1–1 of 1 record");
     });
 
-    it("shows a renamed field as a rename and a dropped one as data loss to confirm, then applies both", async () => {
+    it("shows a renamed field as a rename, a dropped one as data loss and a renamed relation as a break, then applies them", async () => {
       await go("#/p/shop/tables");
+      // The orders' product becomes their item in expand: a published version's name gone.
+      await page.locator(".designer-list ::-p-text(orders)").click();
+      await type("#field--orders--product_id--as", "item");
       await page.locator(".designer-list ::-p-text(customers)").click();
       await type("#field--customers--name--name", "full_name");
       await page.waitForSelector("#field--customers--full_name--name");
@@ -409,6 +412,11 @@ export function studioScenario(database: Database): void {
       await waitText('[aria-label="Renames"]', "customers.name → customers.full_name");
       await waitText(".risks", "products.price: field removed, 1 row holds a value");
       await waitText("#breaks-title", "Breaks of published versions");
+      const buyer = database === "sqlite" ? "buyer" : "customer"; // as: on SQLite (the step above)
+      await waitText(
+        ".risks",
+        `v1: GET /shop/orders/v1/list: query parameter "expand" no longer accepts "${buyer}.orders.product", "product", "product.orders", "product.orders.${buyer}", "product.orders.product"`,
+      );
       const apply = page.locator("::-p-text(Apply changes)");
       expect(await page.$eval(".apply .button.primary", (element) => (element as HTMLButtonElement).disabled)).toBe(
         true,
@@ -485,10 +493,12 @@ export function studioScenario(database: Database): void {
       await go("#/p/shop/api");
       await waitText("#api--customers", "customers");
       await waitText(".lead", "v1 is deprecated since 2026-01-31, and stops answering on 2026-12-31");
-      // What expand names on each table, as:, reverse: and defaults alike.
+      // What expand names on each table, as:, reverse: and defaults alike (the names given first, as the generator orders them).
+      const customer = "(the customers record customer_id refers to)";
+      const item = "item (the products record product_id refers to)";
       await waitText(
         '[aria-labelledby="api--orders"] .expand-names',
-        `expand on list and show: ${database === "sqlite" ? "buyer" : "customer"} (the customers record customer_id refers to), product (the products record product_id refers to)`,
+        `expand on list and show: ${database === "sqlite" ? `buyer ${customer}, ${item}` : `${item}, customer ${customer}`}`,
       );
       await waitText(
         '[aria-labelledby="api--customers"] .expand-names',
