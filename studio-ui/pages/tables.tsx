@@ -4,6 +4,7 @@ import { api, ApiError } from "../api.ts";
 import { useStudio } from "../app.tsx";
 import { controlId, errorProps, FieldError, Notice, PageHeader } from "../components.tsx";
 import { CodeEditor } from "../editor.tsx";
+import { relationHints } from "../relation-hints.ts";
 
 /**
  * The table designer: the manifest's tables, fields and custom queries as forms. Every edit is
@@ -1093,9 +1094,6 @@ function FieldRow({
   );
 }
 
-/** The name a reference is expanded under by default: its name without `_id` (defaultForwardName in src/model). */
-const nameWithoutId = (name: string) => (name.endsWith("_id") && name.length > 3 ? name.slice(0, -3) : undefined);
-
 /**
  * A reference's names in `expand` (`as:` and `reverse:`), each with what a blank one comes to (the
  * default, or why there is none) from the server's relations of the draft once checked, and the
@@ -1120,43 +1118,8 @@ function RelationNames({
   at: (option: string) => string | undefined;
   set: (option: keyof FieldData, value: unknown) => void;
 }) {
+  const hints = relationHints(manifest.tables, table, name, relations);
   const target = field.references;
-  const forward = relations?.[table]?.find((relation) => relation.kind === "one" && relation.field === name);
-  const reverse =
-    target === undefined
-      ? undefined
-      : relations?.[target]?.find(
-          (relation) => relation.kind === "many" && relation.table === table && relation.field === name,
-        );
-  const defaultName = nameWithoutId(name);
-  /** Why a default name is not this relation's: a field of the table has it, or another relation. */
-  const takenOn = (on: string, taken: string) => {
-    const fields = manifest.tables[on]?.fields ?? {};
-    const isField =
-      taken in fields ||
-      Object.values(fields).some((other) => Object.values(fieldObject(other).names ?? {}).includes(taken));
-    return isField ? `"${taken}" is a field of ${on}` : `"${taken}" names another relation of ${on}`;
-  };
-  const asHint =
-    field.as !== undefined
-      ? `expand=${field.as} on ${table} embeds the ${target ?? "referenced"} record.`
-      : defaultName === undefined
-        ? "Blank: not expandable, as the name does not end in _id."
-        : forward || !relations
-          ? `Blank: expand=${defaultName}, the field's name without _id.`
-          : `Blank: not expandable, as ${takenOn(table, defaultName)}.`;
-  const twins = Object.entries(manifest.tables[table]?.fields ?? {}).filter(([other, spec]) => {
-    const reference = fieldObject(spec);
-    return other !== name && reference.references === target && reference.reverse === undefined;
-  });
-  const reverseHint =
-    field.reverse !== undefined
-      ? `expand=${field.reverse} on ${target} embeds the ${table} records referring to one.`
-      : reverse || !relations || target === undefined
-        ? `Blank: expand=${table} on ${target ?? "the referenced table"}, this table's name.`
-        : twins.length > 0
-          ? `Blank: not expandable, as ${twins.map(([other]) => other).join(" and ")} also refer${twins.length === 1 ? "s" : ""} to ${target} from ${table}: name each.`
-          : `Blank: not expandable, as ${takenOn(target, table)}.`;
   return (
     <div class="field-extra relation-names">
       <RelationName
@@ -1165,8 +1128,8 @@ function RelationNames({
         option="as"
         field={name}
         value={field.as}
-        placeholder={forward || !relations ? defaultName : undefined}
-        hint={asHint}
+        placeholder={hints.as.placeholder}
+        hint={hints.as.hint}
         error={at("as")}
         onCommit={(value) => set("as", value)}
       />
@@ -1176,8 +1139,8 @@ function RelationNames({
         option="reverse"
         field={name}
         value={field.reverse}
-        placeholder={reverse || !relations ? table : undefined}
-        hint={reverseHint}
+        placeholder={hints.reverse.placeholder}
+        hint={hints.reverse.hint}
         error={at("reverse")}
         onCommit={(value) => set("reverse", value)}
       />
