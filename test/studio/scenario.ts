@@ -12,10 +12,11 @@ import { createDatabase } from "../helpers/pg-database.ts";
 import { startStudioProcess, type StudioProcess } from "./studio-process.ts";
 
 // tablegen studio driven end to end in a real Chromium (Debian's, through puppeteer-core), as a
-// user would: create a project, design three tables with a reference and a custom query, apply,
-// start the server, add records in the data browser (the server's 409 and 400 at their fields),
-// rename a field and drop another (the rename in the plan, the data loss to confirm), rotate the
-// key, run the custom query, and (SQLite) draft with the AI generator; with
+// user would: create a project, design three tables with a reference and a custom query, (SQLite)
+// name a reference's relations for expand (a refused name at its control), apply, start the
+// server, add records in the data browser (the server's 409 and 400 at their fields), rename a
+// field, drop another and rename a relation (the rename in the plan, the data loss to confirm, the
+// break of v1), rotate the key, run the custom query, and (SQLite) draft with the AI generator; with
 // TABLEGEN_STUDIO_SCREENSHOTS=1, a 1280×800 screenshot of each page into docs/studio/.
 
 const CHROMIUM = "/usr/bin/chromium";
