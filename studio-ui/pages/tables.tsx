@@ -491,6 +491,48 @@ type Edit = (change: (manifest: ManifestData, renames: Rename[]) => void) => voi
 /** The relations each table can expand, by table: the studio server's answer from the generator's model. */
 type Relations = Record<string, RelationView[]>;
 
+/**
+ * A text input whose value is the user's while they type: a render that lands meanwhile (the
+ * validation's answer to an earlier edit) does not put the draft's value back, as a controlled
+ * input's would; the edit is made when they are done (change).
+ */
+function TypedInput({
+  value,
+  onCommit,
+  type = "text",
+  ...props
+}: {
+  value: string;
+  onCommit: (value: string) => void;
+  id: string;
+  class?: string;
+  type?: "text" | "number";
+  min?: number;
+  placeholder?: string;
+  disabled?: boolean;
+  spellcheck?: boolean;
+  autoComplete?: "off";
+  "aria-label"?: string;
+  "aria-invalid"?: boolean;
+  "aria-describedby"?: string;
+}) {
+  const [typed, setTyped] = useState(value);
+  useEffect(() => setTyped(value), [value]);
+  return (
+    <input
+      // The type and the rest as given (a type chosen at run time fits none of preact's input variants).
+      {...({ ...props, type } as object)}
+      value={typed}
+      onInput={(event) => setTyped(event.currentTarget.value)}
+      onChange={(event) => {
+        const next = event.currentTarget.value;
+        if (next !== value) onCommit(next);
+        else setTyped(value);
+      }}
+    />
+  );
+}
+
 /** A name input that renames when the user is done typing (change), not at each key. */
 function NameInput({
   id,
@@ -665,13 +707,12 @@ function TableEditor({
         </div>
         <div class="form-field grow">
           <label for={`${base}-description`}>Description</label>
-          <input
+          <TypedInput
             id={`${base}-description`}
             value={table.description ?? ""}
             placeholder="What the table holds"
-            onChange={(event) =>
+            onCommit={(value) =>
               edit((next) => {
-                const value = (event.target as HTMLInputElement).value;
                 if (value) next.tables[name]!.description = value;
                 else delete next.tables[name]!.description;
               })
@@ -887,13 +928,12 @@ function FieldRow({
             <option value="false">false</option>
           </select>
         ) : (
-          <input
+          <TypedInput
             id={id("default")}
             aria-label={`Default of ${name}`}
             value={defaultValue}
             placeholder={field.type === "DATETIME" ? "now" : "none"}
-            onChange={(event) => {
-              const value = (event.target as HTMLInputElement).value;
+            onCommit={(value) => {
               const number = Number(value);
               set(
                 "default",
@@ -903,18 +943,15 @@ function FieldRow({
             {...errorProps(id("default"), at("default"))}
           />
         )}
-        <input
+        <TypedInput
           id={id("maxLength")}
           type="number"
           min={1}
           aria-label={`Max length of ${name}`}
-          value={field.maxLength ?? ""}
+          value={String(field.maxLength ?? "")}
           disabled={!text}
           placeholder={text ? (field.type === "PARAGRAPH" ? "∞" : "") : "—"}
-          onChange={(event) => {
-            const value = (event.target as HTMLInputElement).value;
-            set("maxLength", value === "" ? undefined : Number(value));
-          }}
+          onCommit={(value) => set("maxLength", value === "" ? undefined : Number(value))}
           {...errorProps(id("maxLength"), at("maxLength"))}
         />
         <select
@@ -1024,11 +1061,11 @@ function FieldRow({
           )}
           <div class="form-field grow">
             <label for={id("description")}>Description of {name}</label>
-            <input
+            <TypedInput
               id={id("description")}
               value={field.description ?? ""}
               placeholder="What the field holds"
-              onChange={(event) => set("description", (event.target as HTMLInputElement).value)}
+              onCommit={(value) => set("description", value)}
             />
           </div>
           {versions.length > 1 && (
@@ -1045,13 +1082,13 @@ function FieldRow({
                 {versions.map((version) => (
                   <label key={version} class="inline-field">
                     {version}
-                    <input
+                    <TypedInput
                       id={id(`names-${version}`)}
                       value={field.names?.[version] ?? ""}
                       placeholder={name}
-                      onChange={(event) =>
+                      onCommit={(typed) =>
                         update((copy) => {
-                          const value = (event.target as HTMLInputElement).value.trim();
+                          const value = typed.trim();
                           const names = { ...(copy.names ?? {}) };
                           if (value) names[version] = value;
                           else delete names[version];
@@ -1150,8 +1187,7 @@ function RelationNames({
 
 /**
  * One relation name: its label (the field's name for screen readers), its input, what it comes to,
- * and the validator's message. What is typed is the input's own until the user leaves it (a
- * validation answer landing meanwhile does not put the old value back); blank removes the option.
+ * and the validator's message; blank removes the option.
  */
 function RelationName({
   id,
@@ -1174,27 +1210,20 @@ function RelationName({
   error: string | undefined;
   onCommit: (value: string) => void;
 }) {
-  const [typed, setTyped] = useState(value ?? "");
-  useEffect(() => setTyped(value ?? ""), [value]);
   return (
     <div class="form-field relation-name">
       <label for={id}>
         {label}
         <span class="visually-hidden"> of {field}</span> <span class="muted mono">{option}:</span>
       </label>
-      <input
+      <TypedInput
         id={id}
         class="name-input"
-        value={typed}
+        value={value ?? ""}
         placeholder={placeholder ?? ""}
         spellcheck={false}
         autoComplete="off"
-        onInput={(event) => setTyped((event.target as HTMLInputElement).value)}
-        onChange={(event) => {
-          const next = (event.target as HTMLInputElement).value.trim();
-          setTyped(next);
-          if (next !== (value ?? "")) onCommit(next);
-        }}
+        onCommit={(typed) => onCommit(typed.trim())}
         aria-invalid={error ? true : undefined}
         aria-describedby={`${id}-hint${error ? ` ${id}-error` : ""}`}
       />
@@ -1274,13 +1303,12 @@ function QueryEditor({
         </div>
         <div class="form-field grow">
           <label for={`${base}-description`}>Description</label>
-          <input
+          <TypedInput
             id={`${base}-description`}
             value={query.description ?? ""}
             placeholder="What the query answers"
-            onChange={(event) =>
+            onCommit={(value) =>
               update((copy) => {
-                const value = (event.target as HTMLInputElement).value;
                 if (value) copy.description = value;
                 else delete copy.description;
               })

@@ -252,8 +252,14 @@ export function studioScenario(database: Database): void {
         // What a blank name comes to, from the generator's own relations of the draft.
         await waitText(`${as}-hint`, "Blank: expand=customer, the field's name without _id.");
         await waitText(`${reverse}-hint`, "Blank: expand=orders on customers, this table's name.");
-        await type(as, "buyer");
+        // Typed, not yet left, while the page renders again (the YAML shown, clicked by script to keep
+        // the focus): what was typed stays, and leaving the input makes the edit.
+        await fill(as, "buyer");
+        await page.$eval(".page-header button[aria-pressed]", (element) => (element as HTMLButtonElement).click());
+        await page.waitForSelector('[aria-label="tablegen.yaml as it would be saved"]');
+        await page.$eval(as, (element) => (element as HTMLElement).blur());
         await waitText(`${as}-hint`, "expand=buyer on orders embeds the customers record.");
+        await button("Hide YAML").click();
         await save();
         expect(await customerId()).toEqual({
           type: "NUMBER",
