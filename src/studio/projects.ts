@@ -27,7 +27,7 @@ import type {
   ValidateAnswer,
 } from "./protocol.ts";
 import type { Progress } from "./stream.ts";
-import { problemsAt, modelView } from "./views.ts";
+import { problemsAt, modelView, relationsView } from "./views.ts";
 import { Conflict, readManifestText, shown, type Project } from "./workspace.ts";
 
 /**
@@ -165,8 +165,8 @@ export async function validateEdit(project: Project, edit: EditBody): Promise<Va
   const { text: current } = readManifestText(project);
   const text = editedManifestText(project.manifest, current, edit.manifest, edit.renames ?? []);
   try {
-    await compiledAndChecked(fileOf(project), text);
-    return { problems: [], text };
+    const { model } = await compiledAndChecked(fileOf(project), text);
+    return { problems: [], text, relations: relationsView(model) };
   } catch (error) {
     if (error instanceof InvalidManifest) return { problems: error.problems, text };
     throw error;

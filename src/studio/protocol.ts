@@ -79,6 +79,23 @@ export interface FieldView {
   references?: string;
 }
 
+/**
+ * A relation a table's records can embed with `expand` (src/model/expansions.ts): the record a
+ * reference names ("one"), or the records of `table` that refer to one through `field` ("many").
+ */
+export interface RelationView {
+  /** The name `expand` takes: `as:`, `reverse:`, or the default. */
+  name: string;
+  kind: "one" | "many";
+  /** The table whose records are embedded. */
+  table: string;
+  /**
+   * The reference field, of the expanding table for "one", of `table` for "many": as stored, or
+   * (in a TableView) under its name in the version's API.
+   */
+  field: string;
+}
+
 export interface TableView {
   name: string;
   id: "number" | "uuid";
@@ -86,6 +103,8 @@ export interface TableView {
   versions: string[];
   /** Its fields in each version that serves it. */
   fields: Record<string, FieldView[]>;
+  /** What `expand` names on its list and show in each version that serves it. */
+  relations: Record<string, RelationView[]>;
 }
 
 export interface QueryView {
@@ -158,6 +177,8 @@ export interface ValidateAnswer {
   problems: ProblemAt[];
   /** The file's text the edit gives. */
   text: string;
+  /** When the edit is valid: the relations each table can expand, by table (the designer's hints). */
+  relations?: Record<string, RelationView[]>;
 }
 
 export interface FileChange {

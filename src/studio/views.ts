@@ -1,8 +1,9 @@
 import { openApiDocuments } from "../emit/openapi.ts";
 import type { JsonSchema } from "../emit/schemas.ts";
+import { tableExpansions, versionExpansions, type Expansion } from "../model/expansions.ts";
 import type { Model } from "../model/types.ts";
 import { tableInVersion } from "../model/versions.ts";
-import type { ModelView, ProblemAt, RouteView, TableView } from "./protocol.ts";
+import type { ModelView, ProblemAt, RelationView, RouteView, TableView } from "./protocol.ts";
 import type { LocatedProblem } from "../manifest/validate.ts";
 
 /**
@@ -11,6 +12,7 @@ import type { LocatedProblem } from "../manifest/validate.ts";
  * from its OpenAPI document (`openApiDocuments`, what the server serves).
  */
 export function modelView(model: Model): ModelView {
+  const expansions = versionExpansions(model);
   const tables: TableView[] = model.tables.map((table) => ({
     name: table.name,
     id: table.id,
@@ -31,6 +33,12 @@ export function modelView(model: Model): ModelView {
           ...(field.default?.kind === "now" && { default: "now" }),
           ...(field.relation && { references: field.relation.table }),
         })),
+      ]),
+    ),
+    relations: Object.fromEntries(
+      table.versions.map((version) => [
+        version,
+        expansions(table, version).map((expansion) => ({ ...relationView(expansion), field: expansion.key })),
       ]),
     ),
   }));
@@ -71,6 +79,15 @@ export function modelView(model: Model): ModelView {
     routes,
   };
 }
+
+/** The relations each table can expand, by table, as the generated servers' `expand` names them. */
+export function relationsView(model: Model): Record<string, RelationView[]> {
+  return Object.fromEntries(
+    [...tableExpansions(model)].map(([table, expansions]) => [table, expansions.map(relationView)]),
+  );
+}
+
+const relationView = ({ name, kind, table, field }: Expansion): RelationView => ({ name, kind, table, field });
 
 /** The validator's problems as the page places them: at their paths (a problem without one goes to the page's list). */
 export function problemsAt(located: readonly LocatedProblem[]): ProblemAt[] {

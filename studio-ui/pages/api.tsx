@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import type { ModelView, QueryView, RouteView } from "../../src/studio/protocol.ts";
+import type { ModelView, QueryView, RelationView, RouteView } from "../../src/studio/protocol.ts";
 import { serverApi } from "../api.ts";
 import { href, useStudio } from "../app.tsx";
 import { Badge, controlId, CopyBlock, errorProps, FieldError, Notice, PageHeader } from "../components.tsx";
@@ -83,6 +83,7 @@ export function ApiPage() {
           <h2 id={controlId("api", group)}>
             {group === "custom queries" ? "Custom queries" : group === "OpenAPI" ? "OpenAPI document" : group}
           </h2>
+          <ExpandNames relations={model.tables.find((table) => table.name === group)?.relations[version]} />
           <ul class="routes">
             {routes
               .filter((item) => item.tag === group)
@@ -111,6 +112,26 @@ export function ApiPage() {
         </section>
       ))}
     </div>
+  );
+}
+
+/** What `expand` names on a table's list and show in the version: its relations, each with what it embeds. */
+function ExpandNames({ relations }: { relations: RelationView[] | undefined }) {
+  if (!relations || relations.length === 0) return null;
+  return (
+    <p class="muted small expand-names">
+      <span class="mono">expand</span> on list and show:{" "}
+      {relations.map((relation, index) => (
+        <span key={relation.name}>
+          {index > 0 && ", "}
+          <span class="mono">{relation.name}</span> (
+          {relation.kind === "one"
+            ? `the ${relation.table} record ${relation.field} refers to`
+            : `the ${relation.table} records referring to it by ${relation.field}`}
+          )
+        </span>
+      ))}
+    </p>
   );
 }
 

@@ -1,9 +1,10 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import type { ProjectDetail, ProblemAt, Rename, ValidateAnswer } from "../../src/studio/protocol.ts";
+import type { ProjectDetail, ProblemAt, RelationView, Rename, ValidateAnswer } from "../../src/studio/protocol.ts";
 import { api, ApiError } from "../api.ts";
 import { useStudio } from "../app.tsx";
 import { controlId, errorProps, FieldError, Notice, PageHeader } from "../components.tsx";
 import { CodeEditor } from "../editor.tsx";
+import { relationHints } from "../relation-hints.ts";
 
 /**
  * The table designer: the manifest's tables, fields and custom queries as forms. Every edit is
@@ -36,6 +37,8 @@ export interface FieldData {
   integer?: boolean;
   references?: string;
   onDelete?: string;
+  as?: string;
+  reverse?: string;
   renamedFrom?: string;
   index?: boolean;
   description?: string;
@@ -135,6 +138,11 @@ export function TablesPage() {
     return first ? { kind: "table", name: first } : undefined;
   });
   const [checked, setChecked] = useState<TablesDraft | undefined>(undefined);
+  /**
+   * What `expand` names on each table, as the last valid draft gives them (none while it has
+   * problems); shown only for the draft it is of (a field just made a reference is in no older one).
+   */
+  const [relations, setRelations] = useState<Relations>();
   const [saving, setSaving] = useState(false);
   const [notice, setNotice] = useState<{ kind: "success" | "error"; text: string; stale?: boolean }>();
   const [showYaml, setShowYaml] = useState(false);
@@ -176,6 +184,7 @@ export function TablesPage() {
           if (latest.current !== current) continue; // edited meanwhile: check the newest
           setProblems(answer.problems);
           setText(answer.text);
+          setRelations(answer.relations);
           setChecked(current);
         } catch (error) {
           setNotice({ kind: "error", text: (error as Error).message });
@@ -413,6 +422,7 @@ export function TablesPage() {
               applied={draft.applied}
               versions={versions}
               problems={problems}
+              relations={checking ? undefined : relations}
               edit={edit}
               select={(name) => setSelection(name === undefined ? undefined : { kind: "table", name })}
             />
@@ -461,6 +471,8 @@ const FIELD_OPTIONS = new Set([
   "integer",
   "references",
   "onDelete",
+  "as",
+  "reverse",
   "index",
   "description",
   "versions",
@@ -475,6 +487,51 @@ function messageAt(problems: ProblemAt[], path: (string | number)[], deep = fals
 }
 
 type Edit = (change: (manifest: ManifestData, renames: Rename[]) => void) => void;
+
+/** The relations each table can expand, by table: the studio server's answer from the generator's model. */
+type Relations = Record<string, RelationView[]>;
+
+/**
+ * A text input whose value is the user's while they type: a render that lands meanwhile (the
+ * validation's answer to an earlier edit) does not put the draft's value back, as a controlled
+ * input's would; the edit is made when they are done (change).
+ */
+function TypedInput({
+  value,
+  onCommit,
+  type = "text",
+  ...props
+}: {
+  value: string;
+  onCommit: (value: string) => void;
+  id: string;
+  class?: string;
+  type?: "text" | "number";
+  min?: number;
+  placeholder?: string;
+  disabled?: boolean;
+  spellcheck?: boolean;
+  autoComplete?: "off";
+  "aria-label"?: string;
+  "aria-invalid"?: boolean;
+  "aria-describedby"?: string;
+}) {
+  const [typed, setTyped] = useState(value);
+  useEffect(() => setTyped(value), [value]);
+  return (
+    <input
+      // The type and the rest as given (a type chosen at run time fits none of preact's input variants).
+      {...({ ...props, type } as object)}
+      value={typed}
+      onInput={(event) => setTyped(event.currentTarget.value)}
+      onChange={(event) => {
+        const next = event.currentTarget.value;
+        if (next !== value) onCommit(next);
+        else setTyped(value);
+      }}
+    />
+  );
+}
 
 /** A name input that renames when the user is done typing (change), not at each key. */
 function NameInput({
@@ -555,6 +612,7 @@ function TableEditor({
   applied,
   versions,
   problems,
+  relations,
   edit,
   select,
 }: {
@@ -563,6 +621,7 @@ function TableEditor({
   applied: Record<string, string[]>;
   versions: string[];
   problems: ProblemAt[];
+  relations: Relations | undefined;
   edit: Edit;
   select: (name: string | undefined) => void;
 }) {
@@ -648,13 +707,12 @@ function TableEditor({
         </div>
         <div class="form-field grow">
           <label for={`${base}-description`}>Description</label>
-          <input
+          <TypedInput
             id={`${base}-description`}
             value={table.description ?? ""}
             placeholder="What the table holds"
-            onChange={(event) =>
+            onCommit={(value) =>
               edit((next) => {
-                const value = (event.target as HTMLInputElement).value;
                 if (value) next.tables[name]!.description = value;
                 else delete next.tables[name]!.description;
               })
@@ -707,6 +765,7 @@ function TableEditor({
             applied={applied}
             versions={versions}
             problems={problems}
+            relations={relations}
             edit={edit}
           />
         ))}
@@ -761,6 +820,7 @@ function FieldRow({
   applied,
   versions,
   problems,
+  relations,
   edit,
 }: {
   table: string;
@@ -769,6 +829,7 @@ function FieldRow({
   applied: Record<string, string[]>;
   versions: string[];
   problems: ProblemAt[];
+  relations: Relations | undefined;
   edit: Edit;
 }) {
   const field = fieldObject(manifest.tables[table]!.fields[name]!);
@@ -867,13 +928,12 @@ function FieldRow({
             <option value="false">false</option>
           </select>
         ) : (
-          <input
+          <TypedInput
             id={id("default")}
             aria-label={`Default of ${name}`}
             value={defaultValue}
             placeholder={field.type === "DATETIME" ? "now" : "none"}
-            onChange={(event) => {
-              const value = (event.target as HTMLInputElement).value;
+            onCommit={(value) => {
               const number = Number(value);
               set(
                 "default",
@@ -883,18 +943,15 @@ function FieldRow({
             {...errorProps(id("default"), at("default"))}
           />
         )}
-        <input
+        <TypedInput
           id={id("maxLength")}
           type="number"
           min={1}
           aria-label={`Max length of ${name}`}
-          value={field.maxLength ?? ""}
+          value={String(field.maxLength ?? "")}
           disabled={!text}
           placeholder={text ? (field.type === "PARAGRAPH" ? "∞" : "") : "—"}
-          onChange={(event) => {
-            const value = (event.target as HTMLInputElement).value;
-            set("maxLength", value === "" ? undefined : Number(value));
-          }}
+          onCommit={(value) => set("maxLength", value === "" ? undefined : Number(value))}
           {...errorProps(id("maxLength"), at("maxLength"))}
         />
         <select
@@ -912,6 +969,8 @@ function FieldRow({
               } else {
                 delete copy.references;
                 delete copy.onDelete;
+                delete copy.as;
+                delete copy.reverse;
               }
             })
           }
@@ -969,6 +1028,18 @@ function FieldRow({
           </select>
         </div>
       )}
+      {(field.references || field.as !== undefined || field.reverse !== undefined) && (
+        <RelationNames
+          table={table}
+          name={name}
+          field={field}
+          manifest={manifest}
+          relations={relations}
+          id={id}
+          at={at}
+          set={set}
+        />
+      )}
       {field.renamedFrom && (
         <p class="hint field-extra">
           Renamed from <span class="mono">{field.renamedFrom}</span>: the migration renames the column and keeps its
@@ -990,11 +1061,11 @@ function FieldRow({
           )}
           <div class="form-field grow">
             <label for={id("description")}>Description of {name}</label>
-            <input
+            <TypedInput
               id={id("description")}
               value={field.description ?? ""}
               placeholder="What the field holds"
-              onChange={(event) => set("description", (event.target as HTMLInputElement).value)}
+              onCommit={(value) => set("description", value)}
             />
           </div>
           {versions.length > 1 && (
@@ -1011,13 +1082,13 @@ function FieldRow({
                 {versions.map((version) => (
                   <label key={version} class="inline-field">
                     {version}
-                    <input
+                    <TypedInput
                       id={id(`names-${version}`)}
                       value={field.names?.[version] ?? ""}
                       placeholder={name}
-                      onChange={(event) =>
+                      onCommit={(typed) =>
                         update((copy) => {
-                          const value = (event.target as HTMLInputElement).value.trim();
+                          const value = typed.trim();
                           const names = { ...(copy.names ?? {}) };
                           if (value) names[version] = value;
                           else delete names[version];
@@ -1056,6 +1127,110 @@ function FieldRow({
           <FieldError key={option} id={id(option)} message={`${option}: ${message}`} />
         ))}
       <FieldError id={id("name")} message={rowError} />
+    </div>
+  );
+}
+
+/**
+ * A reference's names in `expand` (`as:` and `reverse:`), each with what a blank one comes to (the
+ * default, or why there is none) from the server's relations of the draft once checked, and the
+ * validator's message under it when the name is refused.
+ */
+function RelationNames({
+  table,
+  name,
+  field,
+  manifest,
+  relations,
+  id,
+  at,
+  set,
+}: {
+  table: string;
+  name: string;
+  field: FieldData;
+  manifest: ManifestData;
+  relations: Relations | undefined;
+  id: (option: string) => string;
+  at: (option: string) => string | undefined;
+  set: (option: keyof FieldData, value: unknown) => void;
+}) {
+  const hints = relationHints(manifest.tables, table, name, relations);
+  const target = field.references;
+  return (
+    <div class="field-extra relation-names">
+      <RelationName
+        id={id("as")}
+        label="Expand name"
+        option="as"
+        field={name}
+        value={field.as}
+        placeholder={hints.as.placeholder}
+        hint={hints.as.hint}
+        error={at("as")}
+        onCommit={(value) => set("as", value)}
+      />
+      <RelationName
+        id={id("reverse")}
+        label={`Reverse name on ${target ?? "the referenced table"}`}
+        option="reverse"
+        field={name}
+        value={field.reverse}
+        placeholder={hints.reverse.placeholder}
+        hint={hints.reverse.hint}
+        error={at("reverse")}
+        onCommit={(value) => set("reverse", value)}
+      />
+    </div>
+  );
+}
+
+/**
+ * One relation name: its label (the field's name for screen readers), its input, what it comes to,
+ * and the validator's message; blank removes the option.
+ */
+function RelationName({
+  id,
+  label,
+  option,
+  field,
+  value,
+  placeholder,
+  hint,
+  error,
+  onCommit,
+}: {
+  id: string;
+  label: string;
+  option: string;
+  field: string;
+  value: string | undefined;
+  placeholder: string | undefined;
+  hint: string;
+  error: string | undefined;
+  onCommit: (value: string) => void;
+}) {
+  return (
+    <div class="form-field relation-name">
+      <label for={id}>
+        {label}
+        <span class="visually-hidden"> of {field}</span> <span class="muted mono">{option}:</span>
+      </label>
+      <TypedInput
+        id={id}
+        class="name-input"
+        value={value ?? ""}
+        placeholder={placeholder ?? ""}
+        spellcheck={false}
+        autoComplete="off"
+        onCommit={(typed) => onCommit(typed.trim())}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={`${id}-hint${error ? ` ${id}-error` : ""}`}
+      />
+      <p class="hint" id={`${id}-hint`}>
+        {hint}
+      </p>
+      <FieldError id={id} message={error} />
     </div>
   );
 }
@@ -1128,13 +1303,12 @@ function QueryEditor({
         </div>
         <div class="form-field grow">
           <label for={`${base}-description`}>Description</label>
-          <input
+          <TypedInput
             id={`${base}-description`}
             value={query.description ?? ""}
             placeholder="What the query answers"
-            onChange={(event) =>
+            onCommit={(value) =>
               update((copy) => {
-                const value = (event.target as HTMLInputElement).value;
                 if (value) copy.description = value;
                 else delete copy.description;
               })

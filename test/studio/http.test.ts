@@ -407,6 +407,86 @@ describe("the manifest", () => {
     expect(saved.json.hash).not.toBe(detail.hash);
   });
 
+  it("names a reference's relations for expand (as:, reverse:): saved, each refused name at its path, cleared", async () => {
+    const original = await readFile(manifestPath(), "utf8");
+    const path = ["tables", "books", "fields", "author_id"];
+    const edited = async (change: (field: Record<string, unknown>) => void) => {
+      const detail = (await call("GET", "/api/projects/shop")).json;
+      const manifest = structuredClone(detail.manifest);
+      change(manifest.tables.books.fields.author_id);
+      return { manifest, hash: detail.hash };
+    };
+    try {
+      // Valid: the relations each table can expand come with the answer, as the generator names them.
+      const named = await edited((field) => Object.assign(field, { as: "writer", reverse: "works" }));
+      const answer = await call("POST", "/api/projects/shop/validate", { body: named });
+      expect(answer.status).toBe(200);
+      expect(answer.json.problems).toEqual([]);
+      expect(answer.json.relations).toEqual({
+        authors: [{ name: "works", kind: "many", table: "books", field: "author_id" }],
+        books: [{ name: "writer", kind: "one", table: "authors", field: "author_id" }],
+      });
+      expect((await call("PUT", "/api/projects/shop/manifest", { body: named })).status).toBe(200);
+      expect(await readFile(manifestPath(), "utf8")).toContain(
+        "      author_id: { type: NUMBER, required: true, references: authors, onDelete: cascade, as: writer, reverse: works }\n",
+      );
+      const model = (await call("GET", "/api/projects/shop")).json.model;
+      expect(model.tables.map((table: { relations: unknown }) => table.relations)).toEqual([
+        { v1: [{ name: "works", kind: "many", table: "books", field: "author_id" }] },
+        { v1: [{ name: "writer", kind: "one", table: "authors", field: "author_id" }] },
+      ]);
+
+      // Refused: the validator's message at the option's path, and no relations (the draft is not valid).
+      // Each at its value in the file (line 18: author_id's line, as writer, reverse works).
+      for (const [option, value, column, message] of [
+        ["as", "title", 94, '"title" is a field of books: a relation of books needs a name of its own'],
+        ["reverse", "email", 111, '"email" is a field of authors: a relation of authors needs a name of its own'],
+        [
+          "as",
+          "Writer",
+          94,
+          '"Writer" is not a valid relation name: a lowercase letter, then lowercase letters, digits or underscores, 63 characters at most',
+        ],
+        [
+          "reverse",
+          "constructor",
+          111,
+          '"constructor" is a reserved relation name: every JavaScript object has a constructor',
+        ],
+      ] as const) {
+        const refused = await call("POST", "/api/projects/shop/validate", {
+          body: await edited((field) => void (field[option] = value)),
+        });
+        expect(refused.status).toBe(200);
+        expect(refused.json.problems).toEqual([{ path: [...path, option], message, line: 18, column }]);
+        expect(refused.json.relations).toBeUndefined();
+      }
+      const orphan = await edited((field) => {
+        delete field.references;
+        delete field.onDelete;
+      });
+      const refused = await call("PUT", "/api/projects/shop/manifest", { body: orphan });
+      expect(refused.status).toBe(400);
+      expect(
+        refused.json.problems.map(({ path, message }: { path: string[]; message: string }) => [path, message]),
+      ).toEqual([
+        [[...path, "as"], "applies only to a field with references"],
+        [[...path, "reverse"], "applies only to a field with references"],
+      ]);
+
+      // Cleared: the key leaves the file.
+      const cleared = await edited((field) => void delete field.reverse);
+      expect((await call("PUT", "/api/projects/shop/manifest", { body: cleared })).status).toBe(200);
+      const after = await readFile(manifestPath(), "utf8");
+      expect(after).toContain(
+        "      author_id: { type: NUMBER, required: true, references: authors, onDelete: cascade, as: writer }\n",
+      );
+      expect(after).not.toContain("reverse");
+    } finally {
+      await writeFile(manifestPath(), original);
+    }
+  });
+
   it("has no plan (nor data) while the file is invalid: the CLI's message, each problem at its path", async () => {
     const text = await readFile(manifestPath(), "utf8");
     await writeFile(manifestPath(), text.replace("project: shop", "project: Shop"));

@@ -12,10 +12,11 @@ import { createDatabase } from "../helpers/pg-database.ts";
 import { startStudioProcess, type StudioProcess } from "./studio-process.ts";
 
 // tablegen studio driven end to end in a real Chromium (Debian's, through puppeteer-core), as a
-// user would: create a project, design three tables with a reference and a custom query, apply,
-// start the server, add records in the data browser (the server's 409 and 400 at their fields),
-// rename a field and drop another (the rename in the plan, the data loss to confirm), rotate the
-// key, run the custom query, and (SQLite) draft with the AI generator; with
+// user would: create a project, design three tables with a reference and a custom query, (SQLite)
+// name a reference's relations for expand (a refused name at its control), apply, start the
+// server, add records in the data browser (the server's 409 and 400 at their fields), rename a
+// field, drop another and rename a relation (the rename in the plan, the data loss to confirm, the
+// break of v1), rotate the key, run the custom query, and (SQLite) draft with the AI generator; with
 // TABLEGEN_STUDIO_SCREENSHOTS=1, a 1280×800 screenshot of each page into docs/studio/.
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -219,7 +220,6 @@ export function studioScenario(database: Database): void {
       await button("Hide YAML").click();
       await page.locator(".designer-list ::-p-text(orders)").click();
       await page.waitForSelector("#field--orders--customer_id--onDelete");
-      await shot("tables");
 
       await button("Save tablegen.yaml").click();
       await waitText(".notice-success", "Saved tablegen.yaml");
@@ -236,6 +236,79 @@ export function studioScenario(database: Database): void {
       expect(text).toContain(`  ${COMMENT}\n  customers:\n`);
       expect(text.startsWith("# tablegen manifest: the tables of shop")).toBe(true);
     });
+
+    // The manifest's own rules, alike on both databases: on SQLite only, whose checks are quicker.
+    it.skipIf(database !== "sqlite")(
+      "names a reference's relations for expand: as: saved, a taken name refused at its control, reverse: set and cleared",
+      async () => {
+        const as = "#field--orders--customer_id--as";
+        const reverse = "#field--orders--customer_id--reverse";
+        const customerId = async () => parse(await manifest()).tables.orders.fields.customer_id;
+        const save = async () => {
+          await valid();
+          await button("Save tablegen.yaml").click();
+          await waitText(".page-header .status-text", "Valid · saved");
+        };
+        // What a blank name comes to, from the generator's own relations of the draft.
+        await waitText(`${as}-hint`, "Blank: expand=customer, the field's name without _id.");
+        await waitText(`${reverse}-hint`, "Blank: expand=orders on customers, this table's name.");
+        // Typed, not yet left, while the page renders again (the YAML shown, clicked by script to keep
+        // the focus): what was typed stays, and leaving the input makes the edit.
+        await fill(as, "buyer");
+        await page.$eval(".page-header button[aria-pressed]", (element) => (element as HTMLButtonElement).click());
+        await page.waitForSelector('[aria-label="tablegen.yaml as it would be saved"]');
+        await page.$eval(as, (element) => (element as HTMLElement).blur());
+        await waitText(`${as}-hint`, "expand=buyer on orders embeds the customers record.");
+        await button("Hide YAML").click();
+        await save();
+        expect(await customerId()).toEqual({
+          type: "NUMBER",
+          references: "customers",
+          required: true,
+          onDelete: "cascade",
+          as: "buyer",
+        });
+        // The name of a field of orders: the validator's message under the control, the control invalid.
+        await type(as, "quantity");
+        await page.waitForSelector(`${as}-error`);
+        expect(await text(`${as}-error`)).toBe(
+          '"quantity" is a field of orders: a relation of orders needs a name of its own',
+        );
+        expect(await page.$eval(as, (element) => element.getAttribute("aria-invalid"))).toBe("true");
+        expect(await page.$eval(as, (element) => element.getAttribute("aria-describedby"))).toBe(
+          "field--orders--customer_id--as-hint field--orders--customer_id--as-error",
+        );
+        expect(await page.$$(".notice .problems")).toEqual([]); // shown at the control, not in the page's list
+        // product_id's default name, taken: valid, and product_id's hint says it has none.
+        await type(as, "product");
+        await valid();
+        await waitText(
+          "#field--orders--product_id--as-hint",
+          'Blank: not expandable, as "product" names another relation of orders.',
+        );
+        await type(as, "buyer");
+        await type(reverse, "purchases");
+        await waitText(`${reverse}-hint`, "expand=purchases on customers embeds the orders records referring to one.");
+        await valid();
+        await shot("tables");
+        await save();
+        expect((await customerId()).reverse).toBe("purchases");
+        // Cleared: the key leaves the file, and the default is back.
+        await type(reverse, "");
+        await waitText(`${reverse}-hint`, "Blank: expand=orders on customers, this table's name.");
+        await save();
+        const saved = await manifest();
+        expect(await customerId()).toEqual({
+          type: "NUMBER",
+          references: "customers",
+          required: true,
+          onDelete: "cascade",
+          as: "buyer",
+        });
+        expect(saved).not.toContain("reverse");
+        expect(saved).toContain(COMMENT);
+      },
+    );
 
     it("plans and applies: generate, then migrate", async () => {
       await go("#/p/shop/changes");
@@ -321,8 +394,11 @@ export function studioScenario(database: Database): void {
       await waitText(".pager", SCREENSHOTS ? "1–2 of 2 records" : "1–1 of 1 record");
     });
 
-    it("shows a renamed field as a rename and a dropped one as data loss to confirm, then applies both", async () => {
+    it("shows a renamed field as a rename, a dropped one as data loss and a renamed relation as a break, then applies them", async () => {
       await go("#/p/shop/tables");
+      // The orders' product becomes their item in expand: a published version's name gone.
+      await page.locator(".designer-list ::-p-text(orders)").click();
+      await type("#field--orders--product_id--as", "item");
       await page.locator(".designer-list ::-p-text(customers)").click();
       await type("#field--customers--name--name", "full_name");
       await page.waitForSelector("#field--customers--full_name--name");
@@ -343,6 +419,11 @@ export function studioScenario(database: Database): void {
       await waitText('[aria-label="Renames"]', "customers.name → customers.full_name");
       await waitText(".risks", "products.price: field removed, 1 row holds a value");
       await waitText("#breaks-title", "Breaks of published versions");
+      const buyer = database === "sqlite" ? "buyer" : "customer"; // as: on SQLite (the step above)
+      await waitText(
+        ".risks",
+        `v1: GET /shop/orders/v1/list: query parameter "expand" no longer accepts "${buyer}.orders.product", "product", "product.orders", "product.orders.${buyer}", "product.orders.product"`,
+      );
       const apply = page.locator("::-p-text(Apply changes)");
       expect(await page.$eval(".apply .button.primary", (element) => (element as HTMLButtonElement).disabled)).toBe(
         true,
@@ -419,6 +500,17 @@ export function studioScenario(database: Database): void {
       await go("#/p/shop/api");
       await waitText("#api--customers", "customers");
       await waitText(".lead", "v1 is deprecated since 2026-01-31, and stops answering on 2026-12-31");
+      // What expand names on each table, as:, reverse: and defaults alike (the names given first, as the generator orders them).
+      const customer = "(the customers record customer_id refers to)";
+      const item = "item (the products record product_id refers to)";
+      await waitText(
+        '[aria-labelledby="api--orders"] .expand-names',
+        `expand on list and show: ${database === "sqlite" ? `buyer ${customer}, ${item}` : `${item}, customer ${customer}`}`,
+      );
+      await waitText(
+        '[aria-labelledby="api--customers"] .expand-names',
+        "expand on list and show: orders (the orders records referring to it by customer_id)",
+      );
       await page.locator(".route-head ::-p-text(/shop/customers/v1/list)").click();
       await waitText(".route-body", 'curl -H "X-API-SIGNATURE: $API_SIGNATURE_KEY"');
       await page.evaluate(() => window.scrollTo(0, 0));
@@ -500,6 +592,12 @@ export function studioScenario(database: Database): void {
         ] as const) {
           await go(hash);
           await page.waitForSelector(ready);
+          if (hash === "#/p/shop/tables") {
+            // A reference's options: the relation names of expand, one above the other.
+            await page.locator(".designer-list ::-p-text(orders)").click();
+            await page.waitForSelector("#field--orders--customer_id--as");
+            await valid();
+          }
           const widths = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
           expect(widths[0], hash).toBeLessThanOrEqual(widths[1]!);
           // Every control has an accessible name: its label, aria-label, or its own text.
@@ -527,7 +625,9 @@ export function studioScenario(database: Database): void {
           );
           expect(unnamed, hash).toEqual([]);
           if (hash === "#/p/shop/tables" && SCREENSHOTS && database === "sqlite") {
+            await page.$eval(".fields-head", (element) => element.scrollIntoView());
             await page.screenshot({ path: join(REPO, "docs", "studio", "narrow.png") });
+            await page.evaluate(() => window.scrollTo(0, 0));
           }
         }
       } finally {

@@ -5,10 +5,12 @@ import { SYSTEM_PROMPT } from "../../src/ai/prompt.ts";
 import type { RawManifest } from "../../src/manifest/schema.ts";
 import { compileManifest } from "../../src/model/index.ts";
 import { envValues, masked, maskedUrl, withEnvValue } from "../../src/studio/env-file.ts";
-import { modelView } from "../../src/studio/views.ts";
+import { modelView, relationsView } from "../../src/studio/views.ts";
+import { relationHints } from "../../studio-ui/relation-hints.ts";
 
 // The studio's pure pieces: the .env edits of its Settings page, the review of an AI draft, the
-// extension of a manifest, and what its Data and API pages are told of a model.
+// extension of a manifest, what its Data and API pages are told of a model, and what its table
+// designer says under a reference's expand names.
 
 describe("the .env of a project", () => {
   const ENV = '# keys\nAPI_SIGNATURE_KEY=old\nDATABASE_URL="file:./data.db"\n';
@@ -156,5 +158,107 @@ tables:
     ]);
     expect(view.routes.v2!.some(({ path }) => path === "/shop/orders/v2/list")).toBe(true);
     expect(view.routes.v1!.some(({ path }) => path.startsWith("/shop/orders/"))).toBe(false);
+    // What expand names in each version: orders (and so their relations) only in v2.
+    expect(view.tables.map(({ relations }) => relations)).toEqual([
+      { v1: [], v2: [{ name: "orders", kind: "many", table: "orders", field: "customer_id" }] },
+      { v2: [{ name: "customer", kind: "one", table: "customers", field: "customer_id" }] },
+    ]);
+  });
+
+  it("gives the designer each table's relations as expand names them: as:, reverse:, and the defaults left", () => {
+    const { model } = compileManifest(
+      "tablegen.yaml",
+      `project: blog
+tables:
+  users:
+    fields:
+      name: TEXT
+  posts:
+    fields:
+      author_id: { type: NUMBER, references: users, as: writer, reverse: authored }
+      editor_id: { type: NUMBER, references: users }
+      reviewer_id: { type: NUMBER, references: users }
+      user: TEXT
+      user_id: { type: NUMBER, references: users }
+`,
+    );
+    // editor_id and reviewer_id would both be users' "posts" (neither is, nor is user_id's), and
+    // user_id's "user" is a field of posts.
+    expect(relationsView(model)).toEqual({
+      users: [{ name: "authored", kind: "many", table: "posts", field: "author_id" }],
+      posts: [
+        { name: "writer", kind: "one", table: "users", field: "author_id" },
+        { name: "editor", kind: "one", table: "users", field: "editor_id" },
+        { name: "reviewer", kind: "one", table: "users", field: "reviewer_id" },
+      ],
+    });
+  });
+});
+
+describe("what the table designer says under a reference's expand names", () => {
+  /** The hints of each named field, with the relations the studio server finds (the generator's). */
+  const hints = (text: string, table: string, fields: string[], checked = true) => {
+    const compiled = compileManifest("tablegen.yaml", `project: blog\ntables:\n${text}`);
+    const relations = checked ? relationsView(compiled.model) : undefined;
+    const tables = compiled.manifest.tables as Parameters<typeof relationHints>[0];
+    return Object.fromEntries(fields.map((field) => [field, relationHints(tables, table, field, relations)]));
+  };
+
+  it("tells what a given name embeds, what a blank one comes to, and why a blank one comes to none", () => {
+    const manifest = `  users:
+    fields:
+      name: TEXT
+  posts:
+    fields:
+      author_id: { type: NUMBER, references: users, as: writer, reverse: authored }
+      editor_id: { type: NUMBER, references: users }
+      reviewer_id: { type: NUMBER, references: users }
+      user: TEXT
+      user_id: { type: NUMBER, references: users }
+      owner: { type: NUMBER, references: users }
+`;
+    const found = hints(manifest, "posts", ["author_id", "editor_id", "user_id", "owner"]);
+    expect(found.author_id).toEqual({
+      as: { placeholder: "author", hint: "expand=writer on posts embeds the users record." },
+      reverse: { placeholder: "posts", hint: "expand=authored on users embeds the posts records referring to one." },
+    });
+    expect(found.editor_id).toEqual({
+      as: { placeholder: "editor", hint: "Blank: expand=editor, the field's name without _id." },
+      reverse: {
+        placeholder: undefined,
+        hint: "Blank: not expandable, as reviewer_id, user_id and owner also refer to users from posts: name each.",
+      },
+    });
+    expect(found.user_id!.as).toEqual({
+      placeholder: undefined,
+      hint: 'Blank: not expandable, as "user" is a field of posts.',
+    });
+    expect(found.owner!.as).toEqual({
+      placeholder: undefined,
+      hint: "Blank: not expandable, as the name does not end in _id.",
+    });
+    // While the draft is checked (or has problems), a blank name is told its default by the rule alone.
+    expect(hints(manifest, "posts", ["editor_id"], false).editor_id).toEqual({
+      as: { placeholder: "editor", hint: "Blank: expand=editor, the field's name without _id." },
+      reverse: { placeholder: "posts", hint: "Blank: expand=posts on users, this table's name." },
+    });
+  });
+
+  it("says which field or relation of the referenced table has the reverse name", () => {
+    const referring = `  posts:
+    fields:
+      user_id: { type: NUMBER, references: users }
+`;
+    expect(
+      hints(`  users:\n    fields:\n      posts: TEXT\n${referring}`, "posts", ["user_id"]).user_id!.reverse,
+    ).toEqual({
+      placeholder: undefined,
+      hint: 'Blank: not expandable, as "posts" is a field of users.',
+    });
+    const pinned = `  users:\n    fields:\n      pinned_id: { type: NUMBER, references: posts, as: posts }\n`;
+    expect(hints(pinned + referring, "posts", ["user_id"]).user_id!.reverse).toEqual({
+      placeholder: undefined,
+      hint: 'Blank: not expandable, as "posts" names another relation of users.',
+    });
   });
 });
