@@ -81,7 +81,7 @@ export interface FieldView {
 
 export interface TableView {
   name: string;
-  id: "number" | "uuid";
+  id: "number" | "uuid" | "bigint";
   description?: string;
   versions: string[];
   /** Its fields in each version that serves it. */
