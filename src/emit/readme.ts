@@ -15,6 +15,7 @@ const SAMPLES: Record<string, unknown> = {
 const SAMPLE_UUID = "0b9f3c1e-8a57-4c1f-9d4e-2f6a7b8c9d0e";
 
 function sample(field: Field): unknown {
+  if (field.kind === "bigint") return "1";
   return field.kind === "uuid" ? SAMPLE_UUID : SAMPLES[field.type];
 }
 
@@ -158,6 +159,7 @@ const COLUMN_KINDS: Record<ValueKind, string> = {
   float: "number",
   integer: "integer",
   uuid: "uuid",
+  bigint: "64-bit integer as a string",
   text: "text",
   boolean: "boolean",
   datetime: "date-time",
