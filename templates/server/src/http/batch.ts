@@ -186,8 +186,13 @@ export const batchRoute: FastifyPluginAsync<{
     };
     const table = tables[name]!;
     const { inTransaction } = table.table as { inTransaction: TransactionWrites<Values, Values> };
+    const idOf = (rawId: string) => table.table.parseId(rawId);
     const fields = table.version?.fields;
     const rawId = operation.id === undefined ? undefined : String(resolve(operation.id, "id"));
+    // A bigint id (the table reads it as a string) given as a JSON number beyond 2^53 has lost digits
+    // already, in the JSON parser: refused, never guessed.
+    if (typeof operation.id === "number" && !Number.isSafeInteger(operation.id) && typeof idOf(rawId!) === "string")
+      throw invalid(["id must be a 64-bit integer as a string of digits"]);
     let input: Values | undefined;
     if (operation.data !== undefined) {
       const data: Values = {};
@@ -198,7 +203,7 @@ export const batchRoute: FastifyPluginAsync<{
       // The version's names as stored, and a create given the version's defaults.
       input = !fields ? data : stored(fields, data, action === "create" ? table.version!.defaults : {});
     }
-    return { action, inTransaction, idOf: table.table.parseId, fields, rawId, input };
+    return { action, inTransaction, idOf, fields, rawId, input };
   }
 
   /** An operation's write, in the batch's transaction, answered as its route answers it. */
