@@ -34,6 +34,9 @@ tables:
 queries:
   authors:
     sql: SELECT p.id, p.user_id, u.name, count(*) OVER () AS total FROM posts p JOIN users u ON u.id = p.user_id ORDER BY p.id
+  posts_of:
+    params: { user: TEXT }
+    sql: SELECT id, title FROM posts WHERE user_id = :user ORDER BY id
 `;
 
 const KEY = "bigint-key-0123456789";
@@ -184,6 +187,12 @@ describe.skipIf(!postgresUrl)("bigint ids on PostgreSQL", () => {
   it("answers a custom query's bigint columns as strings, its other integers as numbers", async () => {
     const rows = data<Row[]>(await api.get("/v1/authors"));
     expect(rows[0]).toEqual({ id: big(1000), user_id: big(1), name: "Grace", total: 5 });
+    // A parameter compared with a bigint is TEXT: bound as its digits, read by PostgreSQL as int8.
+    const of = await api.get(`/v1/posts_of?user=${big(1)}`);
+    expect(data<Row[]>(of).map((post) => post.id)).toEqual([big(1000), big(1002)]);
+    const none = await api.get("/v1/posts_of?user=abc");
+    expect(none.status).toBe(400);
+    expect(none.body).toEqual(failure("Invalid request: user is not valid for this query"));
   });
 
   it("refuses what is no 64-bit integer in digits, with the contract's messages", async () => {
