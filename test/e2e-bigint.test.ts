@@ -131,15 +131,38 @@ describe.skipIf(!postgresUrl)("bigint ids on PostgreSQL", () => {
       [big(1), big(1002)],
       [big(0), big(1001)],
     ]);
-    // An id of fewer digits sorts first as a number (as text, "9…" would come after "1…").
-    const small = await api.get("/posts/v1/list?sort=-id&limit=2");
-    expect(data<Row[]>(small).map((post) => post.id)).toEqual([big(1002), big(1001)]);
+    const last = await api.get("/posts/v1/list?sort=-id&limit=2");
+    expect(data<Row[]>(last).map((post) => post.id)).toEqual([big(1002), big(1001)]);
+
     // Keyset paging: `after` an id above 2^53, and the Link header's next page.
     const page = await api.get(`/posts/v1/list?limit=1&after=${big(1000)}`);
     expect(data<Row[]>(page).map((post) => post.id)).toEqual([big(1001)]);
     expect(page.headers.get("link")).toContain(`after=${big(1001)}`);
     const back = await api.get(`/posts/v1/list?sort=-id&after=${big(1002)}`);
     expect(data<Row[]>(back).map((post) => post.id)).toEqual([big(1001), big(1000)]);
+
+    // Ids of fewer digits (as a distributed SQL engine's may be) order as numbers: 9, 10, 2^53 + …,
+    // where their text would order "10", "9", "9007…". Streamed, paged, sorted and `after` alike.
+    await db.exec(`INSERT INTO "posts" ("id", "title", "user_id") VALUES (9, 'Nine', ${ABOVE}), (10, 'Ten', ${ABOVE})`);
+    const ids = async (query: string) => data<Row[]>(await api.get(`/posts/v1/list${query}`)).map((post) => post.id);
+    expect(await ids("")).toEqual(["9", "10", big(1000), big(1001), big(1002)]);
+    expect(await ids("?sort=id&limit=3")).toEqual(["9", "10", big(1000)]);
+    expect(await ids("?sort=-id&after=" + big(1000))).toEqual(["10", "9"]);
+    expect(await ids("?after=9&limit=2")).toEqual(["10", big(1000)]);
+    expect(await ids("?id[lt]=" + big(1000))).toEqual(["9", "10"]);
+    expect(await ids(`?user_id=${big(0)}&sort=title`)).toEqual(["9", big(1001), "10"]);
+
+    // A whole table of more than one batch (1,000 records): the first as a page, the next streamed
+    // by PostgreSQL's JSON (its own statement), both in the numbers' order.
+    await db.exec(
+      `INSERT INTO "posts" ("id", "title", "user_id") SELECT g, 'Filler', ${ABOVE} FROM generate_series(100, 1097) AS g;
+       INSERT INTO "posts" ("id", "title", "user_id") VALUES (5000, 'x', ${ABOVE}), (5001, 'x', ${ABOVE}), (10000, 'x', ${ABOVE})`,
+    );
+    const streamed = await ids("");
+    expect(streamed).toHaveLength(1006);
+    expect(streamed.slice(0, 3)).toEqual(["9", "10", "100"]);
+    expect(streamed.slice(998)).toEqual(["1096", "1097", "5000", "5001", "10000", big(1000), big(1001), big(1002)]);
+    await db.exec(`DELETE FROM "posts" WHERE "id" BETWEEN 100 AND 10000`);
   });
 
   it("expands a bigint reference and the records referring to a bigint id", async () => {
@@ -153,6 +176,11 @@ describe.skipIf(!postgresUrl)("bigint ids on PostgreSQL", () => {
     expect(grace.notes).toEqual([{ id: 1, body: "hi", user_id: big(1) }]);
     const posts = data<Row[]>(await api.get(`/posts/v1/list?expand=user.notes&id=${big(1002)}`));
     expect(posts[0]!.user).toEqual({ id: big(1), name: "Grace", notes: [{ id: 1, body: "hi", user_id: big(1) }] });
+    // The records referring to Ada, in the order of their ids as numbers.
+    const ada = data(await api.get(`/users/v1/show/${big(0)}?expand=posts`));
+    expect((ada.posts as Row[]).map((post) => post.id)).toEqual(["9", "10", big(1001)]);
+    for (const id of ["9", "10"])
+      expect((await api.del(`/posts/v1/delete/${id}`)).body).toMatchObject({ success: true });
   });
 
   it("runs batches whose $refs carry bigint ids, and answers a delete with the id as a string", async () => {
