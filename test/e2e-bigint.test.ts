@@ -274,10 +274,14 @@ describe.skipIf(!postgresUrl)("bigint ids on PostgreSQL", () => {
     expect((await api.del("/users/v1/delete/99999999999999999999")).status).toBe(404);
   });
 
-  it("types bigint ids and references as strings in the server's code and its hooks, strict tsc clean", async () => {
+  it("types bigint ids and references as strings in the server's code, hooks and README, strict tsc clean", async () => {
     const server = join(dir, "server");
     expect(await readFile(join(server, "src", "schemas", "posts.ts"), "utf8")).toContain(
       "export type PostsRecord = {\n  id: string;\n  title: string;\n  user_id: string;\n};",
+    );
+    expect(await readFile(join(server, "README.md"), "utf8")).toContain(
+      "Fields: id (bigint, a 64-bit integer as a string of digits), title (TEXT, required), " +
+        "user_id (NUMBER, a 64-bit integer as a string of digits, required).",
     );
     expect(await readFile(join(server, "src", "hooks.ts"), "utf8")).toContain(
       "posts: TableHooks<PostsInput, PostsRecord, string>;",

@@ -111,10 +111,16 @@ export function readmeContext(model: Model): ReadmeContext {
     tables: model.tables.map((table) => {
       // The examples use the table's first version, in its field names.
       const first = tableInVersion(table, table.versions[0]!);
+      // A bigint id or reference travels as a string of digits: said where the fields are listed.
+      const digits = ", a 64-bit integer as a string of digits";
       const fieldList = (fields: Field[]) =>
-        ["id", ...fields.map((field) => `${field.name} (${field.type}${field.required ? ", required" : ""})`)].join(
-          ", ",
-        );
+        [
+          table.id === "bigint" ? `id (bigint${digits})` : "id",
+          ...fields.map(
+            (field) =>
+              `${field.name} (${field.type}${field.kind === "bigint" ? digits : ""}${field.required ? ", required" : ""})`,
+          ),
+        ].join(", ");
       const related = expansionsOf(table, first.version).map((expansion) => expansion.name);
       return {
         name: table.name,
