@@ -168,7 +168,8 @@ async function describePostgres(db: PGlite, sql: string): Promise<DescribedColum
     new Uint8Array(
       Buffer.concat([
         message("P", Buffer.concat([text(""), text(sql), Buffer.from([0, 0])])),
-        message("D", Buffer.concat([Buffer.from("S"), text("")])),
+        // A statement's ('S') description, the unnamed one's: "S" and an empty name.
+        message("D", text("S")),
         message("S", Buffer.alloc(0)),
       ]),
     ),
