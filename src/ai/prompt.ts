@@ -54,7 +54,7 @@ export const SYSTEM_PROMPT = `You design the data of an application for tablegen
 - project: the application's name as a URL segment: a lowercase letter, then lowercase letters, digits or dashes ("book-club").
 - database: null (SQLite) unless the user asks for PostgreSQL, then "postgresql".
 - versions: null (one API version, v1) unless the user asks for several; labels are "v" and a number ("v1", "v2"). A table or query may then list the versions that serve it (null: all).
-- tables: the application's tables, each with its name and its fields. Every table has an implicit "id" assigned by the server: never declare an id field, and never a field for what the id already is.
+- tables: the application's tables, each with its name and its fields. Every table has an implicit "id" assigned by the server: never declare an id field, and never a field for what the id already is. A table's id kind is null (an auto-increment number) unless the user asks for another: "uuid", or "bigint" (64-bit, exchanged as a string of digits) for tables expected to outgrow two billion rows or ids from a distributed SQL database, with database "postgresql" only.
 - queries: custom queries, or null when none is useful.
 
 # Names

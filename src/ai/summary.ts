@@ -15,7 +15,7 @@ export function summary(manifest: RawManifest): string {
   const relationships: string[] = [];
   for (const [name, table] of tables) {
     const notes = [
-      ...(table.id === "uuid" ? ["uuid id"] : []),
+      ...(table.id === "uuid" || table.id === "bigint" ? [`${table.id} id`] : []),
       ...(table.versions ? [`versions ${table.versions.join(", ")}`] : []),
     ];
     lines.push(`  ${name}${notes.length > 0 ? ` (${notes.join("; ")})` : ""}`);

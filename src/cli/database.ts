@@ -124,8 +124,7 @@ const DRIVERS: Record<DatabaseKind, Driver> = {
       const db = await emptyPostgres();
       await db.exec(schema);
       return {
-        describe: async (sql) =>
-          (await db.describeQuery(sql)).resultFields.map(({ name, dataTypeID }) => ({ name, typeId: dataTypeID })),
+        describe: (sql) => describePostgres(db, sql),
         close: () => db.close(),
       };
     },
@@ -148,6 +147,50 @@ function pgliteVersion(): string {
   const manifest = join(dirname(dirname(entry)), "package.json");
   return (JSON.parse(readFileSync(manifest, "utf8")) as { version: string }).version;
 }
+
+/**
+ * A query's output columns as PostgreSQL describes them: each one's type, and, for an int8 taken
+ * straight from a table's column, which column (a bigint id or reference is answered as a string,
+ * a count as a number, though both are int8). PGlite's describeQuery gives names and types only:
+ * the origins are read from the same Describe's RowDescription, asked of the protocol itself.
+ */
+async function describePostgres(db: PGlite, sql: string): Promise<DescribedColumn[]> {
+  const fields = (await db.describeQuery(sql)).resultFields;
+  const columns: DescribedColumn[] = fields.map(({ name, dataTypeID }) => ({ name, typeId: dataTypeID }));
+  if (!fields.some((field) => field.dataTypeID === INT8)) return columns;
+  const message = (type: string, body: Buffer) => {
+    const length = Buffer.alloc(4);
+    length.writeInt32BE(body.length + 4);
+    return Buffer.concat([Buffer.from(type), length, body]);
+  };
+  const text = (value: string) => Buffer.from(`${value}\0`, "utf8");
+  const { messages } = await db.execProtocol(
+    new Uint8Array(
+      Buffer.concat([
+        message("P", Buffer.concat([text(""), text(sql), Buffer.from([0, 0])])),
+        // A statement's ('S') description, the unnamed one's: "S" and an empty name.
+        message("D", text("S")),
+        message("S", Buffer.alloc(0)),
+      ]),
+    ),
+  );
+  const described = messages.find((entry) => entry.name === "rowDescription") as
+    { fields: { tableID: number; columnID: number }[] } | undefined;
+  if (described?.fields.length !== columns.length) return columns;
+  const { rows } = await db.query<{ oid: number; attnum: number; relname: string; attname: string }>(
+    `SELECT c.oid::int AS oid, a.attnum, c.relname, a.attname FROM pg_class c
+     JOIN pg_attribute a ON a.attrelid = c.oid WHERE c.relnamespace = 'public'::regnamespace AND a.attnum > 0`,
+  );
+  const names = new Map(rows.map((row) => [`${row.oid}.${row.attnum}`, row]));
+  return columns.map((column, index) => {
+    const { tableID, columnID } = described.fields[index]!;
+    const origin = column.typeId === INT8 ? names.get(`${tableID}.${columnID}`) : undefined;
+    return origin ? { ...column, table: origin.relname, column: origin.attname } : column;
+  });
+}
+
+/** PostgreSQL's int8: a bigint id or reference, or a count. */
+const INT8 = 20;
 
 /**
  * An empty PGlite database. Making one runs initdb (about 2 s); loading the data directory of one

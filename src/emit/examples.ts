@@ -1,6 +1,7 @@
 import type { FieldType } from "../manifest/schema.ts";
 import type { Field, Table, ValueKind } from "../model/types.ts";
 import { isEmail } from "../runtime/formats.ts";
+import { idValueKind } from "../model/build.ts";
 import { MAX_INT } from "./schemas.ts";
 
 /**
@@ -22,14 +23,18 @@ export const UUID_EXAMPLES = ["00000000-0000-4000-8000-000000000001", "00000000-
 export type Ordinal = 1 | 2;
 
 /** The id of the first or second record of a table whose ids are of this kind. */
-export function idExample(kind: "uuid" | "integer", ordinal: Ordinal): string | number {
+export function idExample(kind: "uuid" | "bigint" | "integer", ordinal: Ordinal): string | number {
+  if (kind === "bigint") return String(ordinal);
   return kind === "uuid" ? UUID_EXAMPLES[ordinal - 1]! : ordinal;
 }
+
+/** The kind of id a reference field holds. */
+const referenceKind = (field: Field) => (field.kind === "uuid" || field.kind === "bigint" ? field.kind : "integer");
 
 /** The value of a field in the first record: the manifest's example, a reference's 1, the default, or one of its type's. */
 export function fieldExample(field: Field): unknown {
   if (field.example !== undefined) return field.example;
-  if (field.relation) return idExample(field.kind === "uuid" ? "uuid" : "integer", 1);
+  if (field.relation) return idExample(referenceKind(field), 1);
   if (field.default?.kind === "value") return field.default.value;
   return typeExample(field.type, field.kind, field.name, field.maxLength);
 }
@@ -41,7 +46,7 @@ export function fieldExample(field: Field): unknown {
 export function createExample(field: Field): unknown {
   const first = fieldExample(field);
   if (!field.unique || first === undefined) return first;
-  if (field.relation) return field.required ? idExample(field.kind === "uuid" ? "uuid" : "integer", 2) : null;
+  if (field.relation) return field.required ? idExample(referenceKind(field), 2) : null;
   return secondValue(field, first);
 }
 
@@ -58,6 +63,8 @@ export function typeExample(type: FieldType, kind: ValueKind, name: string, maxL
       return "2024-01-31T12:00:00Z";
     case "uuid":
       return UUID_EXAMPLES[0];
+    case "bigint":
+      return "1";
   }
   const fits = (value: string) => maxLength === undefined || [...value].length <= maxLength;
   if (type === "EMAIL") return ["ada@example.com", "ada@ex.io", "a@b.co", "a@b.c"].find(fits);
@@ -107,5 +114,5 @@ function fitsIn(field: Field, value: string): boolean {
 
 /** The id of the first record of a table. */
 export function tableIdExample(table: Table, ordinal: Ordinal = 1): string | number {
-  return idExample(table.id === "uuid" ? "uuid" : "integer", ordinal);
+  return idExample(idValueKind(table), ordinal);
 }

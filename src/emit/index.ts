@@ -3,7 +3,14 @@ import { apiShape } from "../model/api-shape.ts";
 import type { ApiShape } from "../runtime/api-keys.ts";
 import { versionExpansions } from "../model/expansions.ts";
 import { goneMessage, hasVersionedFields, isStoredShape, startOfDay, tableInVersion } from "../model/versions.ts";
-import { tableNames, queryNames, type QueryNames, type TableNames } from "../targets/tables.ts";
+import {
+  ID_PARSERS,
+  tableNames,
+  queryNames,
+  type IdParser,
+  type QueryNames,
+  type TableNames,
+} from "../targets/tables.ts";
 import { targetFor, type Target } from "../targets/index.ts";
 import { templatePath } from "../targets/target.ts";
 import { fileTree, type FileTree } from "../tree/file-tree.ts";
@@ -123,7 +130,7 @@ interface ProjectContext {
 interface ServerTable extends TableNames {
   versioned: boolean;
   idType: "string" | "number";
-  idParser: "uuidId" | "numberId";
+  idParser: IdParser;
 }
 
 interface ServerQuery extends QueryNames {
@@ -240,8 +247,8 @@ function* serverFiles(model: Model, sources: Sources): Generator<EmittedFile> {
   const tables: ServerTable[] = model.tables.map((table) => ({
     ...tableNames(table.name),
     versioned: hasVersionedFields(table),
-    idType: table.id === "uuid" ? "string" : "number",
-    idParser: table.id === "uuid" ? "uuidId" : "numberId",
+    idType: table.id === "number" ? "number" : "string",
+    idParser: ID_PARSERS[table.id],
   }));
   const queries = model.queries.map((query) => ({ query: query.name, ...queryNames(query.name) }));
   const idParsers = [...new Set(tables.map((table) => table.idParser))].sort();

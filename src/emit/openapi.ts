@@ -1,6 +1,7 @@
 import { pascalCase } from "../manifest/names.ts";
 import type { Field, Model, Query, Table, ValueKind } from "../model/types.ts";
 import { refusingReferences } from "../model/references.ts";
+import { idValueKind } from "../model/build.ts";
 import { tableNames } from "../targets/tables.ts";
 import { goneMessage, tableInVersion } from "../model/versions.ts";
 import { paramValueSchema, queryRowSchema } from "./queries.ts";
@@ -215,7 +216,7 @@ function operationIds(tables: Table[], queries: Query[]): (key: string) => strin
 // ---------------------------------------------------------------------------------------------
 // List parameters
 
-const ORDERED: ReadonlySet<ValueKind> = new Set(["float", "integer", "text", "datetime"]);
+const ORDERED: ReadonlySet<ValueKind> = new Set(["float", "integer", "bigint", "text", "datetime"]);
 
 const OPERATORS: [string, (kind: ValueKind) => boolean][] = [
   ["ne", () => true],
@@ -254,7 +255,7 @@ const LIST_PARAMETERS: ReadonlySet<string> = new Set(["limit", "offset", "sort",
 /** The filters of a list: `<field>=<value>` and `<field>[<op>]=<value>` for every field, id included. */
 function filterParameters(table: Table): JsonSchema[] {
   const fields: { name: string; kind: ValueKind; example: unknown }[] = [
-    { name: "id", kind: table.id === "uuid" ? "uuid" : "integer", example: tableIdExample(table) },
+    { name: "id", kind: idValueKind(table), example: tableIdExample(table) },
     ...table.fields.map((field: Field) => ({ name: field.name, kind: field.kind, example: fieldExample(field) })),
   ];
   return fields.flatMap(({ name, kind, example }) => [
@@ -304,7 +305,7 @@ function listParameters(table: Table): JsonSchema[] {
       description:
         "Keyset paging: the records after this id in id order (before it with `sort=-id`). " +
         "Cannot be combined with `offset` or a sort on another field.",
-      schema: withExample(valueSchema(table.id === "uuid" ? "uuid" : "integer"), tableIdExample(table)),
+      schema: withExample(valueSchema(idValueKind(table)), tableIdExample(table)),
     },
     ref("parameters", "count"),
     ref("parameters", CONSISTENCY),
@@ -315,6 +316,12 @@ function listParameters(table: Table): JsonSchema[] {
 // ---------------------------------------------------------------------------------------------
 // The document
 
+/** A table's id schema as the documents give it: a bigint id's with the pattern of its digits, as its references'. */
+function documentedId(table: Table): JsonSchema {
+  const schema = idSchema(table);
+  return table.id === "bigint" ? { ...schema, pattern: FORMAT_PATTERNS.int64 } : schema;
+}
+
 /** The path's id: the first record's (show, update), or the second's (delete: the one a create's example makes). */
 function idParameter(table: Table, ordinal: Ordinal): JsonSchema {
   return {
@@ -322,7 +329,7 @@ function idParameter(table: Table, ordinal: Ordinal): JsonSchema {
     in: "path",
     required: true,
     description: `The record's id. An id that cannot exist on ${table.name} is answered like a missing one: 404.`,
-    schema: idSchema(table),
+    schema: documentedId(table),
     example: tableIdExample(table, ordinal),
   };
 }
@@ -904,7 +911,7 @@ function batchSchemas(tables: TableVersion[]): Record<string, JsonSchema> {
       ),
     });
     const pascal = pascalCase(table.name);
-    const id = { ...refOr(idSchema(table)), examples: [tableIdExample(table)] };
+    const id = { ...refOr(documentedId(table)), examples: [tableIdExample(table)] };
     const values = (example: (field: Field) => unknown) =>
       Object.fromEntries(
         table.fields.flatMap((field) => (example(field) === undefined ? [] : [[field.name, example(field)]])),
@@ -945,7 +952,14 @@ function batchOperation(tables: TableVersion[], operationId: (key: string) => st
     {
       type: "object",
       description: "A delete's result: the id of the record it deleted.",
-      properties: { id: { anyOf: [{ type: "integer" }, { type: "string" }], description: "A number id, or a uuid." } },
+      properties: {
+        id: {
+          anyOf: [{ type: "integer" }, { type: "string" }],
+          description: tables.some((table) => table.id === "bigint")
+            ? "A number id, or a uuid or a bigint id (a string of digits)."
+            : "A number id, or a uuid.",
+        },
+      },
       required: ["id"],
       additionalProperties: false,
     },

@@ -46,7 +46,7 @@ function emitModel(table: Table, model: Relations, target: Target): string {
   const id: Row =
     table.id === "uuid"
       ? ["id", "String", ["@id @default(uuid())", ...target.uuidIdAttributes].join(" ")]
-      : ["id", "Int", "@id @default(autoincrement())"];
+      : ["id", table.id === "bigint" ? "BigInt" : "Int", "@id @default(autoincrement())"];
   const rows: Row[] = [id];
   for (const field of table.fields)
     rows.push([field.name, `${field.prismaType}${field.required ? "" : "?"}`, attributes(field, target)]);
@@ -93,5 +93,7 @@ function prismaDefault(field: Field, target: Target): string | undefined {
   if (!value) return undefined;
   if (field.kind === "datetime") return target.prismaDateTimeDefault(value);
   if (value.kind === "now") throw new Error(`${field.name}: now is a default of DATETIME fields only`);
+  // A bigint reference's default is its digits, a BigInt literal to Prisma.
+  if (field.kind === "bigint") return String(value.value);
   return typeof value.value === "string" ? JSON.stringify(value.value) : String(value.value);
 }

@@ -71,6 +71,8 @@ export interface QueryContext extends QueryNames {
   row: JsonSchema;
   /** Columns whose values a database may store in another form than the API's (SQLite: 0/1, text). */
   converted: Record<string, "boolean" | "datetime">;
+  /** Columns taken straight from a bigint id or reference (PostgreSQL's int8), answered as strings of digits. */
+  bigints: string[];
   params: { name: string; kind: QueryParam["kind"] }[];
   paramNames: string[];
   /** The route's query-string schema. */
@@ -93,6 +95,7 @@ export function queryContext(query: Query, target: Target, project: string): Que
         column.kind === "boolean" || column.kind === "datetime" ? [[column.name, column.kind] as const] : [],
       ),
     ),
+    bigints: (query.columns ?? []).filter((column) => column.kind === "bigint").map((column) => column.name),
     params: query.params.map((param) => ({ name: param.name, kind: param.kind })),
     paramNames: query.params.map((param) => param.name),
     querystring: {

@@ -15,6 +15,7 @@ const SAMPLES: Record<string, unknown> = {
 const SAMPLE_UUID = "0b9f3c1e-8a57-4c1f-9d4e-2f6a7b8c9d0e";
 
 function sample(field: Field): unknown {
+  if (field.kind === "bigint") return "1";
   return field.kind === "uuid" ? SAMPLE_UUID : SAMPLES[field.type];
 }
 
@@ -110,10 +111,16 @@ export function readmeContext(model: Model): ReadmeContext {
     tables: model.tables.map((table) => {
       // The examples use the table's first version, in its field names.
       const first = tableInVersion(table, table.versions[0]!);
+      // A bigint id or reference travels as a string of digits: said where the fields are listed.
+      const digits = ", a 64-bit integer as a string of digits";
       const fieldList = (fields: Field[]) =>
-        ["id", ...fields.map((field) => `${field.name} (${field.type}${field.required ? ", required" : ""})`)].join(
-          ", ",
-        );
+        [
+          table.id === "bigint" ? `id (bigint${digits})` : "id",
+          ...fields.map(
+            (field) =>
+              `${field.name} (${field.type}${field.kind === "bigint" ? digits : ""}${field.required ? ", required" : ""})`,
+          ),
+        ].join(", ");
       const related = expansionsOf(table, first.version).map((expansion) => expansion.name);
       return {
         name: table.name,
@@ -158,6 +165,7 @@ const COLUMN_KINDS: Record<ValueKind, string> = {
   float: "number",
   integer: "integer",
   uuid: "uuid",
+  bigint: "64-bit integer as a string",
   text: "text",
   boolean: "boolean",
   datetime: "date-time",

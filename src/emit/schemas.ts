@@ -2,6 +2,8 @@ import type { Field, Table, ValueKind } from "../model/types.ts";
 import { hasVersionedFields, isStoredShape, tableInVersion, type VersionField } from "../model/versions.ts";
 import { TS_TYPES, tableNames, type TableNames } from "../targets/tables.ts";
 import { templatePath } from "../targets/target.ts";
+import { idValueKind } from "../model/build.ts";
+import { FORMAT_PATTERNS } from "../runtime/formats.ts";
 
 /** A JSON Schema (draft 2020-12, which OpenAPI 3.1 uses), as plain data. */
 export type JsonSchema = { [keyword: string]: unknown };
@@ -10,6 +12,7 @@ const JSON_TYPES = {
   float: "number",
   integer: "integer",
   uuid: "string",
+  bigint: "string",
   text: "string",
   boolean: "boolean",
   datetime: "string",
@@ -55,15 +58,16 @@ export function tableSchemas(table: Table): TableSchemas {
   };
 }
 
-/** A record's id: a positive 32-bit integer, or a lowercase UUID. */
+/** A record's id: a positive 32-bit integer, a lowercase UUID, or a 64-bit integer as a string of digits. */
 export function idSchema(table: Table): JsonSchema {
+  if (table.id === "bigint") return { type: "string", format: "int64" };
   return table.id === "uuid" ? { type: "string", format: "uuid" } : { type: "integer", minimum: 1, maximum: MAX_INT };
 }
 
 /** The context of `schemas.ts.hbs`: record and input types, and the table's JSON Schemas. */
 export interface SchemasContext extends TableNames {
   idType: "string" | "number";
-  idKind: "uuid" | "integer";
+  idKind: "uuid" | "bigint" | "integer";
   fields: {
     name: string;
     tsType: string;
@@ -88,7 +92,7 @@ export interface SchemasContext extends TableNames {
 export interface VersionContext extends Partial<TableSchemas> {
   version: string;
   stored: boolean;
-  listTable?: { name: string; fields: Record<string, ValueKind | "integer" | "uuid"> };
+  listTable?: { name: string; fields: Record<string, ValueKind> };
   fields: Record<string, string>;
   defaults: Record<string, unknown>;
 }
@@ -98,8 +102,8 @@ export const SCHEMAS = templatePath<SchemasContext>("server/schemas.ts.hbs");
 export function schemasContext(table: Table): SchemasContext {
   return {
     ...tableNames(table.name),
-    idType: table.id === "uuid" ? "string" : "number",
-    idKind: table.id === "uuid" ? "uuid" : "integer",
+    idType: table.id === "number" ? "number" : "string",
+    idKind: idValueKind(table),
     fields: table.fields.map((field) => ({
       name: field.name,
       tsType: TS_TYPES[field.kind],
@@ -136,7 +140,7 @@ function versionsContext(table: Table): VersionContext[] {
       ...tableSchemas(view),
       listTable: {
         name: table.name,
-        fields: { id: table.id === "uuid" ? "uuid" : "integer", ...fieldKinds(view.fields) },
+        fields: { id: idValueKind(table), ...fieldKinds(view.fields) },
       },
     };
   });
@@ -165,6 +169,7 @@ function jsonType(field: Field, required: boolean): string | string[] {
 function format(field: Field): string | undefined {
   if (field.kind === "datetime") return "date-time";
   if (field.kind === "uuid") return "uuid";
+  if (field.kind === "bigint") return "int64";
   if (field.type === "EMAIL") return "email";
   if (field.type === "PHONE") return "phone";
   return undefined;
@@ -172,13 +177,13 @@ function format(field: Field): string | undefined {
 
 /**
  * A field in a record the server answers: its type, and the formats the server produces by
- * construction (date-times as `YYYY-MM-DDTHH:MM:SSZ`, lowercase UUIDs).
+ * construction (date-times as `YYYY-MM-DDTHH:MM:SSZ`, lowercase UUIDs, bigints as strings of digits).
  */
 function recordSchema(field: Field): JsonSchema {
   return {
     // Null when the column holds null, whatever a version's create asks.
     type: jsonType(field, storedRequired(field)),
-    ...((field.kind === "datetime" || field.kind === "uuid") && { format: format(field) }),
+    ...((field.kind === "datetime" || field.kind === "uuid" || field.kind === "bigint") && { format: format(field) }),
     ...(field.description !== undefined && { description: field.description }),
   };
 }
@@ -207,6 +212,8 @@ export function valueSchema(kind: ValueKind): JsonSchema {
       return { type: "integer", minimum: -MAX_INT - 1, maximum: MAX_INT };
     case "uuid":
       return { type: "string", format: "uuid" };
+    case "bigint":
+      return { type: "string", format: "int64", pattern: FORMAT_PATTERNS.int64 };
     case "boolean":
       return { type: "boolean" };
     case "datetime":

@@ -90,7 +90,12 @@ export const fieldSchema = z.union([fieldTypeSchema, fieldObjectSchema]);
 
 export const tableSchema = z
   .object({
-    id: z.enum(["number", "uuid"]).optional().describe("Kind of the implicit id: auto-increment number or uuid"),
+    id: z
+      .enum(["number", "uuid", "bigint"])
+      .optional()
+      .describe(
+        "Kind of the implicit id: auto-increment number, uuid, or bigint (PostgreSQL only: a 64-bit auto-increment id the API exchanges as a string of digits)",
+      ),
     versions: z.array(z.string()).optional().describe("API versions that serve this table; default all"),
     renamedFrom: z.string().optional().describe("The table's previous name, so a migration keeps its data"),
     fields: z.record(z.string(), fieldSchema),

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { UserError } from "../errors.ts";
-import { isDateTime, isEmail, isPhone } from "../runtime/formats.ts";
+import { isDateTime, isEmail, isInt64, isPhone } from "../runtime/formats.ts";
 import { checkablePart } from "./checkable.ts";
 import type { ManifestSource, Path, Position } from "./load.ts";
 import { pascalCase } from "./names.ts";
@@ -328,7 +328,10 @@ function ruleProblems(data: unknown): Problem[] {
   if (isObject(data.tables) && tableEntries.length === 0) report(["tables"], "must define at least one table");
   const tableNames = new Set(tableEntries.map(([name]) => name));
   const idKinds = new Map(
-    tableEntries.map(([name, table]) => [name, isObject(table) && table.id === "uuid" ? "uuid" : "number"]),
+    tableEntries.map(([name, table]) => [
+      name,
+      isObject(table) && (table.id === "uuid" || table.id === "bigint") ? table.id : "number",
+    ]),
   );
   const modelNames = new Map<string, string>();
   const renamedTables = new Map<string, string>();
@@ -359,6 +362,8 @@ function ruleProblems(data: unknown): Problem[] {
     if (validName && !clash) modelNames.set(modelName, tableName);
     if (!isObject(table)) continue;
 
+    if (table.id === "bigint" && data.database !== "postgresql")
+      report([...tablePath, "id"], "bigint ids need database: postgresql; a SQLite table's id is number or uuid");
     if (table.versions !== undefined)
       checkSubsetVersions(table.versions, [...tablePath, "versions"], knownVersions, report);
     if (typeof table.renamedFrom === "string") {
@@ -710,7 +715,7 @@ function checkField(field: Partial<RawFieldObject>, context: FieldContext, repor
   if (field.default !== undefined && (field.references === undefined || referenced !== undefined)) {
     const problem =
       referenced !== undefined
-        ? referenceDefaultProblem(field.default, referenced, context.idKinds.get(referenced) === "uuid")
+        ? referenceDefaultProblem(field.default, referenced, context.idKinds.get(referenced))
         : defaultProblem(type, field.default, maxLengthValid ? field.maxLength : undefined, field.integer === true);
     if (problem) report([...path, "default"], problem);
     else if (field.required && typeof field.default === "string" && field.default === "" && isText) {
@@ -720,7 +725,7 @@ function checkField(field: Partial<RawFieldObject>, context: FieldContext, repor
   if (field.example !== undefined && (field.references === undefined || referenced !== undefined)) {
     const problem =
       referenced !== undefined
-        ? referenceDefaultProblem(field.example, referenced, context.idKinds.get(referenced) === "uuid")
+        ? referenceDefaultProblem(field.example, referenced, context.idKinds.get(referenced))
         : type === "DATETIME"
           ? typeof field.example === "string" && isDateTime(field.example)
             ? undefined
@@ -735,8 +740,12 @@ function checkField(field: Partial<RawFieldObject>, context: FieldContext, repor
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-function referenceDefaultProblem(value: unknown, table: string, uuid: boolean): string | undefined {
-  if (uuid) {
+function referenceDefaultProblem(value: unknown, table: string, idKind: string | undefined): string | undefined {
+  if (idKind === "bigint") {
+    if (typeof value === "string" && isInt64(value)) return undefined;
+    return `must be a 64-bit integer as a string of digits for a reference to ${table} (its id is a bigint), not ${describe(value)}`;
+  }
+  if (idKind === "uuid") {
     if (typeof value === "string" && UUID.test(value)) return undefined;
     return `must be a lowercase UUID for a reference to ${table} (its id is a uuid), not ${describe(value)}`;
   }

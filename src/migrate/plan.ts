@@ -186,5 +186,7 @@ function compareFields(before: Table, after: Table, plan: MigrationPlan): void {
 }
 
 function describeType(field: Field): string {
-  return field.kind === "integer" || field.kind === "uuid" ? `${field.type} (${field.kind})` : field.type;
+  return field.kind === "integer" || field.kind === "uuid" || field.kind === "bigint"
+    ? `${field.type} (${field.kind})`
+    : field.type;
 }

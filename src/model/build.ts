@@ -28,6 +28,7 @@ const PRISMA_TYPES: Record<ValueKind, PrismaScalar> = {
   float: "Float",
   integer: "Int",
   uuid: "String",
+  bigint: "BigInt",
   text: "String",
   boolean: "Boolean",
   datetime: "DateTime",
@@ -98,8 +99,12 @@ function deprecations(versions: RawManifest["versions"]): Record<string, Depreca
 }
 
 function buildField(name: string, spec: RawFieldObject, idKinds: Map<string, string>): Field {
-  const referencesUuid = spec.references !== undefined && idKinds.get(spec.references) === "uuid";
-  const kind = referencesUuid ? "uuid" : valueKind(spec.type, spec.integer === true || spec.references !== undefined);
+  // A reference holds what the referenced table's id is: a uuid, a bigint, or a 32-bit integer.
+  const referencedId = spec.references === undefined ? undefined : idKinds.get(spec.references);
+  const kind =
+    referencedId === "uuid" || referencedId === "bigint"
+      ? referencedId
+      : valueKind(spec.type, spec.integer === true || spec.references !== undefined);
   const maxLength = spec.maxLength ?? DEFAULT_MAX_LENGTH[spec.type];
   return {
     name,
@@ -229,6 +234,11 @@ export function withQueryColumns(model: Model, columns: ReadonlyMap<string, Quer
 export function columnKind(model: Model, table: string, column: string): ValueKind | undefined {
   const found = model.tables.find((candidate) => candidate.name === table);
   if (!found) return undefined;
-  if (column === "id") return found.id === "uuid" ? "uuid" : "integer";
+  if (column === "id") return idValueKind(found);
   return found.fields.find((field) => field.name === column)?.kind;
+}
+
+/** The kind of a table's id as a value: a uuid, a bigint (a string of digits), or a 32-bit integer. */
+export function idValueKind(table: Pick<Table, "id">): "uuid" | "bigint" | "integer" {
+  return table.id === "number" ? "integer" : table.id;
 }

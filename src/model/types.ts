@@ -20,12 +20,13 @@ export interface Deprecation {
   sunset?: string;
 }
 
-export type IdKind = "number" | "uuid";
+/** `bigint`: PostgreSQL's int8, exchanged as a string of digits so that no client loses digits beyond 2^53. */
+export type IdKind = "number" | "uuid" | "bigint";
 
 /** How a value is held and exchanged: decides the JSON Schema, the Prisma type and the SQL. */
-export type ValueKind = "float" | "integer" | "uuid" | "text" | "boolean" | "datetime";
+export type ValueKind = "float" | "integer" | "uuid" | "bigint" | "text" | "boolean" | "datetime";
 
-export type PrismaScalar = "Int" | "Float" | "String" | "Boolean" | "DateTime";
+export type PrismaScalar = "Int" | "BigInt" | "Float" | "String" | "Boolean" | "DateTime";
 
 export interface Table {
   name: string;

@@ -10,6 +10,8 @@ export const FORMAT_PATTERNS = {
   email: "^[^\\s@]+@[^\\s@.]+(\\.[^\\s@.]+)+$",
   /** An optional `+`, then 7 to 15 digits, with spaces, dots, dashes and parentheses between them. */
   phone: "^\\+?(?:[ ().-]*[0-9]){7,15}[ ().-]*$",
+  /** A bigint id or reference: a string of digits, perhaps negative; the server also checks it fits in 64 bits. */
+  int64: "^-?[0-9]+$",
 } as const;
 
 // With the `u` flag, as Ajv compiles a `pattern`.
@@ -65,10 +67,24 @@ function inStoredYears(value: string): boolean {
   return instant >= FIRST_INSTANT && instant <= LAST_INSTANT;
 }
 
+const INT64 = new RegExp(FORMAT_PATTERNS.int64, "u");
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** A 64-bit integer (PostgreSQL's bigint) as a string of digits, as the API exchanges bigint ids. */
+export function isInt64(value: string): boolean {
+  if (!INT64.test(value)) return false;
+  // Twenty characters hold every int8 (and a sign); longer text is out of range, whatever it says.
+  if (value.length > 20) return false;
+  const number = BigInt(value);
+  return number >= INT64_MIN && number <= INT64_MAX;
+}
+
 /** By their JSON Schema names: the schemas the server compiles and its OpenAPI documents name them so. */
 export const formats = {
   email: isEmail,
   phone: isPhone,
   "date-time": isDateTime,
   uuid: UUID,
+  int64: isInt64,
 };

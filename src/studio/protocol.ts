@@ -98,7 +98,7 @@ export interface RelationView {
 
 export interface TableView {
   name: string;
-  id: "number" | "uuid";
+  id: "number" | "uuid" | "bigint";
   description?: string;
   versions: string[];
   /** Its fields in each version that serves it. */

@@ -1,4 +1,5 @@
 import type { Field, Model, Table, ValueKind } from "../model/types.ts";
+import { columnKind, idValueKind } from "../model/build.ts";
 import type { Rename } from "../migrate/plan.ts";
 import { positionalSql } from "../manifest/sql.ts";
 import { renamedIndexes } from "./renames.ts";
@@ -14,6 +15,8 @@ const storage: Storage = {
   // One parameter, an array of the ids: one prepared statement for any number of them.
   inIds: (column) => `${column} = ANY($1)`,
   converter: (field) => (field.kind === "datetime" ? "storedDateTime" : undefined),
+  returned: ({ name, kind }) => (kind === "bigint" ? `${quote(name)}::text AS ${quote(name)}` : undefined),
+  idOrder: (table) => (table.id === "bigint" ? `"id"::int8` : undefined),
   storedDefault(field) {
     const fallback = field.default!;
     if (fallback.kind === "now") return "storedNow()";
@@ -94,15 +97,22 @@ export const postgresql: Target<PostgresTableContext> = {
       query.params.map((param) => param.name),
     ),
 
-  // PostgreSQL gives every output column a type, whatever computes it.
-  columnKind: (_model, { typeId }) => (typeId === undefined ? undefined : RESULT_KINDS[typeId]),
+  // PostgreSQL gives every output column a type, whatever computes it; an int8 taken straight from
+  // a bigint id or reference is one too (a string of digits), where a count is a number.
+  columnKind: (model, { typeId, table, column }) =>
+    table && column && columnKind(model, table, column) === "bigint"
+      ? "bigint"
+      : typeId === undefined
+        ? undefined
+        : RESULT_KINDS[typeId],
 
   tableSql: {
-    id: (table) => (table.id === "uuid" ? `"id" UUID NOT NULL` : `"id" SERIAL NOT NULL`),
+    id: (table) => `"id" ${{ uuid: "UUID", bigint: "BIGSERIAL", number: "SERIAL" }[table.id]} NOT NULL`,
     type(field) {
       if (field.kind === "text") return field.maxLength === undefined ? "TEXT" : `VARCHAR(${field.maxLength})`;
       return {
         integer: "INTEGER",
+        bigint: "BIGINT",
         float: "DOUBLE PRECISION",
         uuid: "UUID",
         boolean: "BOOLEAN",
@@ -137,13 +147,15 @@ const constraintName = (base: string, suffix: string) => `${base.slice(0, MAX_NA
 
 /**
  * A field as the JSON text of the answers: date-times in the API's form, in UTC whatever the
- * session's TimeZone (a pooler's sessions are not the server's to set), and
+ * session's TimeZone (a pooler's sessions are not the server's to set), bigint ids and references
+ * as strings of digits (JSON numbers beyond 2^53 lose digits in most clients), and
  * doubles that JSON cannot hold (infinities, NaN) as null, as JSON.stringify writes them. Other
  * doubles are rewritten in JavaScript (`jsonDoubles`): PostgreSQL may print other digits of the
  * same double, and another notation.
  */
-function jsonColumn(field: Field): string {
+function jsonColumn(field: Pick<Field, "name" | "kind">): string {
   const column = quote(field.name);
+  if (field.kind === "bigint") return `${column}::text AS ${column}`;
   if (field.kind === "datetime")
     return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS ${column}`;
   if (field.kind === "float")
@@ -163,6 +175,7 @@ const ARRAY_TYPES: Record<ValueKind, string> = {
   float: "float8[]",
   text: "text[]",
   uuid: "uuid[]",
+  bigint: "int8[]",
   boolean: "bool[]",
   datetime: "timestamptz[]",
 };
@@ -186,19 +199,22 @@ function insertManySql(table: Table): string {
 }
 
 function batchSql(table: Table): string {
-  const columns = [quote("id"), ...table.fields.map(jsonColumn)];
+  const columns = [jsonColumn({ name: "id", kind: idValueKind(table) }), ...table.fields.map(jsonColumn)];
   const indent = (text: string, depth: number) => text.replace(/^/gm, " ".repeat(depth));
+  // A bigint id is read as text: ordered as the number it is.
+  const bigint = table.id === "bigint";
+  const id = (source: string) => (bigint ? `${source}."id"::int8` : `${source}."id"`);
   return statement([
-    `SELECT string_agg(part."json", ',' ORDER BY part."id") AS "json",`,
+    `SELECT string_agg(part."json", ',' ORDER BY ${id("part")}) AS "json",`,
     `  count(*)::int AS "size",`,
-    `  (array_agg(part."id" ORDER BY part."id" DESC))[1] AS "last"`,
+    `  (array_agg(part."id" ORDER BY ${id("part")} DESC))[1] AS "last"`,
     "FROM (",
     `  SELECT record."id", row_to_json(record.*)::text AS "json",`,
-    `    (row_number() OVER (ORDER BY record."id") - 1) / \${LIST_PART} AS "number"`,
+    `    (row_number() OVER (ORDER BY ${id("record")}) - 1) / \${LIST_PART} AS "number"`,
     "  FROM (",
     "    SELECT",
     indent(columns.join(",\n"), 6),
-    `    FROM ${quote(table.name)} WHERE "id" > $1 ORDER BY "id" LIMIT \${LIST_BATCH}`,
+    `    FROM ${quote(table.name)} WHERE "id" > $1 ORDER BY ${bigint ? `${quote(table.name)}."id"` : `"id"`} LIMIT \${LIST_BATCH}`,
     "  ) AS record",
     ") AS part",
     `GROUP BY part."number"`,

@@ -96,9 +96,16 @@ export const sqlite: Target<SqliteTableContext> = {
     id: (table) =>
       table.id === "uuid" ? `"id" TEXT NOT NULL PRIMARY KEY` : `"id" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT`,
     type: (field) =>
-      ({ integer: "INTEGER", float: "REAL", text: "TEXT", uuid: "TEXT", boolean: "BOOLEAN", datetime: "DATETIME" })[
-        field.kind
-      ],
+      ({
+        integer: "INTEGER",
+        // Refused by validation on SQLite (bigint ids are PostgreSQL's); named for completeness.
+        bigint: "INTEGER",
+        float: "REAL",
+        text: "TEXT",
+        uuid: "TEXT",
+        boolean: "BOOLEAN",
+        datetime: "DATETIME",
+      })[field.kind],
     defaultSql(field) {
       const fallback = field.default!;
       // The schema's dbgenerated(...) text (prismaDateTimeDefault), as the server stores date-times.

@@ -1,7 +1,8 @@
 import { camelCase, pascalCase } from "../manifest/names.ts";
 import { namingVersions, refusingReferences } from "../model/references.ts";
 import { MAX_EXPANDED_MANY } from "../model/expansions.ts";
-import type { Field, Model, Table } from "../model/types.ts";
+import type { Field, Model, Table, ValueKind } from "../model/types.ts";
+import { idValueKind } from "../model/build.ts";
 import { columnList, quote, sqlList, statement } from "./sql.ts";
 
 /** TypeScript type of a value of each kind, as the API exchanges it. */
@@ -9,6 +10,7 @@ export const TS_TYPES = {
   float: "number",
   integer: "number",
   uuid: "string",
+  bigint: "string",
   text: "string",
   boolean: "boolean",
   datetime: "string",
@@ -73,6 +75,16 @@ export interface Storage {
   converter(field: Field): string | undefined;
   /** The stored form of the field's default, as a literal (or `storedNow()`). */
   storedDefault(field: Field): string;
+  /**
+   * A column as the statements return it, if not as it is stored: PostgreSQL's bigint ids and
+   * references as text (`"id"::text AS "id"`), which no client reads as a rounded number.
+   */
+  returned?(column: { name: string; kind: ValueKind }): string | undefined;
+  /**
+   * The SQL a statement orders by a table's id in, where the id may be returned as text: the
+   * number's order (`"id"::int8`), not the text's.
+   */
+  idOrder?(table: Table): string | undefined;
 }
 
 /** A statement of the table module, named: its database's `statement` partial writes it as the driver prepares it. */
@@ -88,7 +100,7 @@ export interface Statement {
 export interface TableContext extends TableNames {
   uuid: boolean;
   idType: "string" | "number";
-  idParser: "uuidId" | "numberId";
+  idParser: IdParser;
   /** The column list every statement returns. */
   columns: string;
   sql: {
@@ -141,9 +153,9 @@ export function tableContext(table: Table, model: Model, storage: Storage): Tabl
   return {
     ...names,
     uuid: table.id === "uuid",
-    idType: table.id === "uuid" ? "string" : "number",
-    idParser: table.id === "uuid" ? "uuidId" : "numberId",
-    columns: columnList(["id", ...table.fields.map((field) => field.name)]),
+    idType: table.id === "number" ? "number" : "string",
+    idParser: ID_PARSERS[table.id],
+    columns: returnedColumns(table, storage),
     sql: {
       find: statement(["SELECT ${COLUMNS}", from, `WHERE "id" = ${id}`]),
       insert: statement([
@@ -169,7 +181,7 @@ export function tableContext(table: Table, model: Model, storage: Storage): Tabl
                 "SELECT ${COLUMNS} FROM (",
                 `  SELECT \${COLUMNS}, row_number() OVER (PARTITION BY ${quote(name)} ORDER BY "id") AS "tablegen_rank"`,
                 `  ${from} WHERE ${storage.inIds(quote(name))}`,
-                `) AS "referring" WHERE "tablegen_rank" <= ${MAX_EXPANDED_MANY} ORDER BY "id"`,
+                `) AS "referring" WHERE "tablegen_rank" <= ${MAX_EXPANDED_MANY} ORDER BY ${storage.idOrder?.(table) ?? '"id"'}`,
               ]),
             },
           ]
@@ -211,6 +223,21 @@ export function tableContext(table: Table, model: Model, storage: Storage): Tabl
     }),
     valueHelpers: valueHelpers(table, storage),
   };
+}
+
+/** The ids.ts function that reads a table's id from a path. */
+export type IdParser = "uuidId" | "numberId" | "bigintId";
+export const ID_PARSERS = { number: "numberId", uuid: "uuidId", bigint: "bigintId" } as const satisfies Record<
+  Table["id"],
+  IdParser
+>;
+
+/** The column list every statement of a table returns, `id` first, each as its database returns it. */
+function returnedColumns(table: Table, storage: Storage): string {
+  const columns = [{ name: "id", kind: idValueKind(table) }, ...table.fields];
+  if (!storage.returned || columns.every((column) => storage.returned!(column) === undefined))
+    return columnList(columns.map(({ name }) => name));
+  return sqlList(columns.map((column) => storage.returned!(column) ?? quote(column.name)));
 }
 
 /**

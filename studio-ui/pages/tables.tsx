@@ -702,6 +702,7 @@ function TableEditor({
           >
             <option value="number">number (auto-increment)</option>
             <option value="uuid">uuid</option>
+            <option value="bigint">bigint (64-bit, PostgreSQL)</option>
           </select>
           <FieldError id={`${base}-id`} message={messageAt(problems, [...path, "id"])} />
         </div>

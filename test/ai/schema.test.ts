@@ -88,6 +88,8 @@ describe("the AI's JSON Schema", () => {
       anyOf: [{ type: "string" }, { type: "number" }, { type: "boolean" }, { type: "null" }],
     });
     expect(root.database).toEqual({ anyOf: [{ type: "string", enum: ["sqlite", "postgresql"] }, { type: "null" }] });
+    // The id kinds the model may choose, bigint (PostgreSQL's, issue 30) among them.
+    expect(table.properties!.id!.anyOf![0]).toMatchObject({ type: "string", enum: ["number", "uuid", "bigint"] });
   });
 });
 

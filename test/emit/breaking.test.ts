@@ -171,6 +171,40 @@ describe("the breaking-change guard's comparison", () => {
     ]);
   });
 
+  // Issue 30: bigint ids (PostgreSQL) travel as strings of digits.
+  it("finds a new bigint table, and new references to it, additive; a changed id kind breaks", () => {
+    const pg = PUBLISHED.replace("tables:", "database: postgresql\ntables:");
+    const events =
+      "  events:\n    id: bigint\n    fields:\n      customer_id: { type: NUMBER, references: customers }\n";
+    const withEvents = pg.replace("queries:", `${events}queries:`);
+    expect(breakingChanges(documents(pg), documents(withEvents))).toEqual([]);
+    const referring = withEvents.replace(
+      "      total: NUMBER\n",
+      "      total: NUMBER\n      event_id: { type: NUMBER, references: events }\n",
+    );
+    expect(breakingChanges(documents(withEvents), documents(referring))).toEqual([]);
+
+    const int64 = "changed type from integer to string (int64)";
+    expect(breakingChanges(documents(pg), documents(pg.replace("  orders:\n", "  orders:\n    id: bigint\n")))).toEqual(
+      [
+        `v1: GET /shop/orders/v1/list: query parameters "after", "id", "id[ne]", "id[gt]", "id[gte]", "id[lt]", "id[lte]", "id[in]" ${int64}`,
+        `v1: schema OrdersRecord: field "id" ${int64}`,
+        `v1: GET /shop/orders/v1/show/{id}: path parameter "id" ${int64}`,
+        `v1: POST /shop/orders/v1/update/{id}: path parameter "id" ${int64}`,
+        `v1: DELETE /shop/orders/v1/delete/{id}: path parameter "id" ${int64}`,
+      ],
+    );
+    const uuid = "changed format from int64 to uuid";
+    expect(breakingChanges(documents(withEvents), documents(withEvents.replace("id: bigint", "id: uuid")))).toEqual([
+      `v1: GET /shop/events/v1/list: query parameters "after", "id", "id[ne]", "id[in]" ${uuid}`,
+      'v1: GET /shop/events/v1/list: query parameters "id[gt]", "id[gte]", "id[lt]", "id[lte]" removed',
+      `v1: schema EventsRecord: field "id" ${uuid}`,
+      `v1: GET /shop/events/v1/show/{id}: path parameter "id" ${uuid}`,
+      `v1: POST /shop/events/v1/update/{id}: path parameter "id" ${uuid}`,
+      `v1: DELETE /shop/events/v1/delete/{id}: path parameter "id" ${uuid}`,
+    ]);
+  });
+
   it("reports a field that became required, and a new required one", () => {
     expect(breaks(["phone: PHONE", "phone: { type: PHONE, required: true }"])).toEqual([
       'v1: schema CustomersCreate: field "phone" became required',

@@ -348,7 +348,7 @@ describe("types and options", () => {
       "",
     ].join("\n");
     expect(problems(text)).toEqual([
-      'm.yaml:4:9 tables.fields.id: must be one of number, uuid, not "serial"',
+      'm.yaml:4:9 tables.fields.id: must be one of number, uuid, bigint, not "serial"',
       'm.yaml:6:16 tables.fields.fields.default: unknown type "STRNG" (expected NUMBER, TEXT, EMAIL, PHONE, PARAGRAPH, BOOLEAN, DATETIME)',
       "m.yaml:7:36 tables.fields.fields.type.default: must be a string for a TEXT field, not number 1",
     ]);
@@ -436,7 +436,7 @@ describe("types and options", () => {
     const text =
       "project: x\ntables:\n  t:\n    id: serial\n    fields:\n      t_id: { type: NUMBER, references: t, onDelete: nullify }\n";
     expect(problems(text)).toEqual([
-      'm.yaml:4:9 tables.t.id: must be one of number, uuid, not "serial"',
+      'm.yaml:4:9 tables.t.id: must be one of number, uuid, bigint, not "serial"',
       'm.yaml:6:54 tables.t.fields.t_id.onDelete: must be one of restrict, cascade, setNull, not "nullify"',
     ]);
   });
@@ -577,6 +577,57 @@ describe("examples", () => {
     expect(problems(text)).toEqual([
       "m.yaml:10:60 tables.posts.fields.user_id.example: must be the id of a record in users, a whole number from 1 to 2147483647, not number 0",
       "m.yaml:11:58 tables.posts.fields.tag_id.example: must be a lowercase UUID for a reference to tags (its id is a uuid), not number 1",
+    ]);
+  });
+});
+
+// Issue 30: 64-bit ids are PostgreSQL's; references to them hold strings of digits.
+describe("bigint ids", () => {
+  const manifest = (database: string | undefined, ...fields: string[]) =>
+    [
+      "project: x",
+      ...(database ? [`database: ${database}`] : []),
+      "tables:",
+      "  users:",
+      "    id: bigint",
+      "    fields: { a: TEXT }",
+      "  posts:",
+      "    fields:",
+      ...fields.map((field) => `      ${field}`),
+      "",
+    ].join("\n");
+
+  it("are accepted on PostgreSQL, with references whose default and example are strings of digits", () => {
+    const text = manifest(
+      "postgresql",
+      'user_id: { type: NUMBER, references: users, example: "9007199254740993" }',
+      'editor_id: { type: NUMBER, references: users, default: "-9223372036854775808", reverse: edited }',
+    );
+    expect(() => validateManifest(parseManifest("m.yaml", text))).not.toThrow();
+  });
+
+  it("are refused on SQLite, named or by default, at the table's id", () => {
+    const refusal = "bigint ids need database: postgresql; a SQLite table's id is number or uuid";
+    expect(problems(manifest("sqlite", "user_id: { type: NUMBER, references: users }"))).toEqual([
+      `m.yaml:5:9 tables.users.id: ${refusal}`,
+    ]);
+    expect(problems(manifest(undefined, "user_id: { type: NUMBER, references: users }"))).toEqual([
+      `m.yaml:4:9 tables.users.id: ${refusal}`,
+    ]);
+  });
+
+  it("refuse a reference's example or default that is no 64-bit integer as a string of digits", () => {
+    expect(
+      problems(
+        manifest(
+          "postgresql",
+          "user_id: { type: NUMBER, references: users, example: 1 }",
+          'editor_id: { type: NUMBER, references: users, default: "9223372036854775808", reverse: edited }',
+        ),
+      ),
+    ).toEqual([
+      "m.yaml:9:60 tables.posts.fields.user_id.example: must be a 64-bit integer as a string of digits for a reference to users (its id is a bigint), not number 1",
+      'm.yaml:10:62 tables.posts.fields.editor_id.default: must be a 64-bit integer as a string of digits for a reference to users (its id is a bigint), not string "9223372036854775808"',
     ]);
   });
 });

@@ -594,6 +594,38 @@ describe("planMigration's type changes", () => {
   });
 });
 
+describe("planMigration of bigint ids (issue 30)", () => {
+  const people = (id: "number" | "bigint"): RawManifest => ({
+    ...shop({
+      people: { ...(id === "bigint" && { id }), fields: { name: "TEXT" } },
+      things: { fields: { owner_id: { type: "NUMBER", references: "people" } } },
+    }),
+    database: "postgresql",
+  });
+
+  it("adds a bigint table with no risk", () => {
+    const before = people("number");
+    const after: RawManifest = {
+      ...before,
+      tables: { ...before.tables, events: { id: "bigint", fields: { at: "DATETIME" } } },
+    };
+    expectPlain(planMigration(before, after), ["events: table added"], []);
+  });
+
+  it("an id kind number to bigint changes the id and every reference to it, as a risk to accept", () => {
+    const plan = planMigration(people("number"), people("bigint"));
+    expectPlain(
+      plan,
+      ["people.id: type changed", "things.owner_id: type changed"],
+      [
+        { kind: "type-changed", table: "people", field: "id", from: "number", to: "bigint" },
+        { kind: "type-changed", table: "things", field: "owner_id", from: "NUMBER (integer)", to: "NUMBER (bigint)" },
+      ],
+    );
+    expect(describeRisk(plan.risks[0]!, 2)).toBe("people.id: type changes from number to bigint, 2 rows hold a value");
+  });
+});
+
 describe("schemaUpdates: what this tablegen writes differently for the manifest last applied", () => {
   const schema = (joined: string, index: string) => `model Customer {
   id     Int       @id @default(autoincrement())

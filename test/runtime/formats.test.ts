@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FORMAT_PATTERNS, formats, isEmail, isPhone } from "../../src/runtime/formats.ts";
+import { FORMAT_PATTERNS, formats, isEmail, isInt64, isPhone } from "../../src/runtime/formats.ts";
 
 // The contract's own formats (src/runtime/formats.ts, the generated server's src/http/formats.ts):
 // each check is the regular expression the OpenAPI documents give as the format's `pattern`, so a
@@ -73,5 +73,19 @@ describe("the formats of the contract", () => {
     expect(["123456", "1234567890123456", "+1 555 0100 ext", "++15550100", "1+5550100", ""].filter(isPhone)).toEqual(
       [],
     );
+  });
+
+  // Issue 30: bigint ids and references, strings of digits within PostgreSQL's int8.
+  it("check int64 strings: the documents' pattern, and int8's range", () => {
+    expect(formats.int64).toBe(isInt64);
+    const accepted = ["0", "1", "-1", "9007199254740993", "9223372036854775807", "-9223372036854775808", "007"];
+    expect(accepted.filter(isInt64)).toEqual(accepted);
+    const refused = ["", "-", "+1", "1.5", "1e3", " 1", "abc", "0x10", "9223372036854775808", "-9223372036854775809"];
+    expect(refused.filter(isInt64)).toEqual([]);
+    // Longer than any int8 can be written, whatever it says, without reading it as a number.
+    expect(isInt64("0".repeat(20) + "1")).toBe(false);
+    expect(isInt64("9".repeat(100_000))).toBe(false);
+    for (const value of [...accepted, ...refused.slice(0, 8)])
+      expect(new RegExp(FORMAT_PATTERNS.int64, "u").test(value) || !isInt64(value), value).toBe(true);
   });
 });

@@ -36,9 +36,11 @@ function apiInstant(text: string): string {
 
 /**
  * Rows arrive ready for JSON: date-times in the API's form, and 64-bit integers and numerics
- * (counts, sums) as numbers, as every other value the API returns.
+ * (counts, sums) as numbers, as every other value the API returns. Bigint ids and references are
+ * read as text by the statements themselves (`"id"::text`), or by a custom query's own parsers
+ * (query.ts).
  */
-const types = {
+export const types = {
   getTypeParser: ((oid: number, format?: "text" | "binary") => {
     if (oid === TIMESTAMPTZ) return apiInstant;
     if (oid === TIMESTAMP) return apiDateTime;

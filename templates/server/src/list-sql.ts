@@ -44,8 +44,12 @@ export function listStatement(
   const values: unknown[] = [];
   const bind = (kind: Kind, value: unknown) => {
     values.push(dialect.stored(kind, value));
-    return dialect.param(values.length);
+    // A bigint (PostgreSQL's) is bound as its digits and compared as int8, never as a rounded number.
+    return kind === "bigint" ? `${dialect.param(values.length)}::int8` : dialect.param(values.length);
   };
+  // A bigint column is returned as text under its own name: ordered by the table's column, as a number.
+  const sorted = (field: string) =>
+    table.fields[field] === "bigint" ? `${quote(table.name)}.${quote(field)}` : quote(field);
   const conditions = query.filters.map(({ field, operator, value }) => {
     const column = quote(field);
     const kind = table.fields[field]!;
@@ -72,10 +76,10 @@ export function listStatement(
     query.after === undefined ? [] : [`"id" ${backwards ? "<" : ">"} ${bind(table.fields.id!, query.after)}`];
   const order = query.sort.map(({ field, descending }) =>
     field === "id"
-      ? `"id"${descending ? " DESC" : ""}`
-      : `${quote(field)} ${descending ? "DESC NULLS FIRST" : "ASC NULLS LAST"}`,
+      ? `${sorted("id")}${descending ? " DESC" : ""}`
+      : `${sorted(field)} ${descending ? "DESC NULLS FIRST" : "ASC NULLS LAST"}`,
   );
-  if (!query.sort.some((item) => item.field === "id")) order.push(`"id"`);
+  if (!query.sort.some((item) => item.field === "id")) order.push(sorted("id"));
   let sql = `SELECT ${columns} ${from}${where(keyset)} ORDER BY ${order.join(", ")}`;
   if (query.limit !== undefined) sql += ` LIMIT ${bind("integer", query.limit + 1)}`;
   if (query.offset !== undefined) {

@@ -52,6 +52,8 @@ export interface TransactionWrites<Input = never, Row = unknown> {
 /** A table as the store has it: as its routes use it, and inside a transaction already open (batches). */
 export type Stored<Table extends TableWrites<never, unknown>> = Routed<Table> & {
   inTransaction: TransactionWrites<Parameters<Table["create"]>[0], Awaited<ReturnType<Table["create"]>>>;
+  /** The table's id from a path's text, as its records hold it (undefined when no record can have it). */
+  parseId(rawId: string): unknown;
 };
 
 /** The writes of a table in a transaction already open, with its hooks around them if it has any. */
@@ -150,5 +152,5 @@ export function hooked<Input, Row, Id, Table extends TableWrites<Input, Row>>(
   };
   const inTransaction = transactionWrites(hooks, parseId, madeOn);
   const routed = hooks ? withHooks(table, parseId, transactions, inTransaction) : transactions.waiting(table);
-  return { ...routed, inTransaction } as unknown as Stored<Table>;
+  return { ...routed, inTransaction, parseId } as unknown as Stored<Table>;
 }

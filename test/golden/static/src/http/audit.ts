@@ -1,6 +1,5 @@
 import type { FastifyBaseLogger, FastifyRequest } from "fastify";
 import { after } from "./envelope.js";
-import { numberId, uuidId } from "./ids.js";
 
 type Awaitable<T> = T | Promise<T>;
 
@@ -9,6 +8,8 @@ interface RoutedWrites {
   create(input: never, request: FastifyRequest): Awaitable<{ id: unknown }>;
   update(rawId: string, changes: never, request: FastifyRequest): Awaitable<{ id: unknown } | undefined>;
   remove(rawId: string, request: FastifyRequest): Awaitable<boolean>;
+  /** The table's id from a path's text, as its records hold it. */
+  parseId(rawId: string): unknown;
 }
 
 /** What a write's log line says of it: the key's name (never its secret), the action, the table, the record's id, the API version. */
@@ -40,7 +41,7 @@ export function audited<Tables extends Record<string, RoutedWrites>>(
       version: request.routeOptions.url!.split("/")[3]!,
     });
   const entries = Object.entries(tables).map(([name, table]) => {
-    const writes: RoutedWrites = {
+    const writes: Omit<RoutedWrites, "parseId"> = {
       create: (input, request) =>
         after(table.create(input, request), (record) => {
           tell(request, "create", name, record.id);
@@ -53,7 +54,7 @@ export function audited<Tables extends Record<string, RoutedWrites>>(
         }),
       remove: (rawId, request) =>
         after(table.remove(rawId, request), (removed) => {
-          if (removed) tell(request, "delete", name, numberId(rawId) ?? uuidId(rawId) ?? rawId);
+          if (removed) tell(request, "delete", name, table.parseId(rawId));
           return removed;
         }),
     };

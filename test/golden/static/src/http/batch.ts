@@ -6,7 +6,6 @@ import type { TransactionDb, Transactions } from "../transaction.js";
 import type { Write } from "./audit.js";
 import { FULL_KEY } from "./audit.js";
 import { Failure, failureFor, invalid, notFoundFailure } from "./errors.js";
-import { numberId, uuidId } from "./ids.js";
 import { describeValidation } from "./validation.js";
 
 type Values = Record<string, unknown>;
@@ -21,7 +20,7 @@ export interface BatchTable {
   schemas: { create: FastifySchema; update: FastifySchema };
   /** For a table whose version differs from how it is stored: API name → stored name, and its creates' defaults. */
   version?: { fields: Record<string, string>; defaults: Values };
-  table: { inTransaction: TransactionWrites<never, unknown> };
+  table: { inTransaction: TransactionWrites<never, unknown>; parseId(rawId: string): unknown };
 }
 
 type Action = "create" | "update" | "delete";
@@ -65,7 +64,6 @@ export const batchRoute: FastifyPluginAsync<{
   tables: Record<string, BatchTable>;
   audit?: (request: FastifyRequest, write: Write) => void;
 }> = async (app, { project, version, transactions, tables, audit }) => {
-  const idOf = (rawId: string) => numberId(rawId) ?? uuidId(rawId) ?? rawId;
   const stored = (fields: Record<string, string>, values: Values, base: Values = {}) => {
     const input: Values = { ...base };
     for (const [name, value] of Object.entries(values)) input[fields[name]!] = value;
@@ -188,8 +186,13 @@ export const batchRoute: FastifyPluginAsync<{
     };
     const table = tables[name]!;
     const { inTransaction } = table.table as { inTransaction: TransactionWrites<Values, Values> };
+    const idOf = (rawId: string) => table.table.parseId(rawId);
     const fields = table.version?.fields;
     const rawId = operation.id === undefined ? undefined : String(resolve(operation.id, "id"));
+    // A bigint id (the table reads it as a string) given as a JSON number beyond 2^53 has lost digits
+    // already, in the JSON parser: refused, never guessed.
+    if (typeof operation.id === "number" && !Number.isSafeInteger(operation.id) && typeof idOf(rawId!) === "string")
+      throw invalid(["id must be a 64-bit integer as a string of digits"]);
     let input: Values | undefined;
     if (operation.data !== undefined) {
       const data: Values = {};
@@ -200,12 +203,12 @@ export const batchRoute: FastifyPluginAsync<{
       // The version's names as stored, and a create given the version's defaults.
       input = !fields ? data : stored(fields, data, action === "create" ? table.version!.defaults : {});
     }
-    return { action, inTransaction, fields, rawId, input };
+    return { action, inTransaction, idOf, fields, rawId, input };
   }
 
   /** An operation's write, in the batch's transaction, answered as its route answers it. */
   async function execute(step: Prepared, db: Db, handle: TransactionDb, request: FastifyRequest): Promise<unknown> {
-    const { action, inTransaction, fields, rawId, input } = step;
+    const { action, inTransaction, idOf, fields, rawId, input } = step;
     switch (action) {
       case "create":
         return answered(fields, await inTransaction.create(db, handle, input!, request));
@@ -225,6 +228,8 @@ export const batchRoute: FastifyPluginAsync<{
 interface Prepared {
   action: Action;
   inTransaction: TransactionWrites<Values, Values>;
+  /** The table's id from text, as its records hold it: a delete's result. */
+  idOf(rawId: string): unknown;
   fields: Record<string, string> | undefined;
   rawId: string | undefined;
   input: Values | undefined;

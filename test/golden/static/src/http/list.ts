@@ -5,7 +5,7 @@ import { jsonNumber } from "./numbers.js";
 import { unstorableText } from "./text.js";
 
 /** How a table's values are exchanged, as its list filters and sorts read them. */
-export type Kind = "float" | "integer" | "uuid" | "text" | "boolean" | "datetime";
+export type Kind = "float" | "integer" | "uuid" | "bigint" | "text" | "boolean" | "datetime";
 
 /** A table as its list queries see it: every field's kind, id included. */
 export interface ListTable {
@@ -41,11 +41,12 @@ export interface ListQuery {
 
 export const MAX_LIMIT = 1000;
 
-const ORDERED: ReadonlySet<Kind> = new Set(["float", "integer", "text", "datetime"]);
+const ORDERED: ReadonlySet<Kind> = new Set(["float", "integer", "bigint", "text", "datetime"]);
 const KIND_NAMES: Record<Kind, string> = {
   float: "a number",
   integer: "an integer",
   uuid: "a UUID",
+  bigint: "a 64-bit integer",
   text: "text",
   boolean: "true or false",
   datetime: "a date-time with a time zone, like 2024-01-31T12:00:00Z",
@@ -197,6 +198,9 @@ function parseValue(text: string, kind: Kind): unknown {
     }
     case "uuid":
       return formats.uuid.test(text) ? text.toLowerCase() : undefined;
+    case "bigint":
+      // Kept as the digits: the database compares them as int8, never as a rounded JavaScript number.
+      return formats.int64(text) ? BigInt(text).toString() : undefined;
     case "boolean":
       return text === "true" ? true : text === "false" ? false : undefined;
     case "datetime":

@@ -15,6 +15,7 @@ const FORMAT_NAMES: Record<string, string> = {
   phone: "a valid phone number",
   "date-time": "a date-time with a time zone, like 2024-01-31T12:00:00Z",
   uuid: "a UUID",
+  int64: "a 64-bit integer as a string of digits",
 };
 
 /** Fastify's validation errors as the contract's problem list, one sentence each. */
