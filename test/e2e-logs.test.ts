@@ -300,5 +300,10 @@ export default routes;
     for (const path of sent.paths.filter((path) => path.includes("/show/"))) {
       expect(lines.filter((line) => line.path === path)).toHaveLength(1);
     }
+    // In the order they were logged: a request's line is held as its fields and made later, but
+    // before any line logged after it (here, your route's).
+    const yours = lines.findIndex((line) => line.msg === "your line");
+    const before = lines.slice(0, yours).filter((line) => sent.paths.includes(line.path as string));
+    expect(before).toHaveLength(sent.paths.length);
   });
 });

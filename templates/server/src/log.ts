@@ -24,9 +24,13 @@ export interface Log {
   options: { level: string; stream: { write(line: string): void }; base: { pid: number } | null };
   /** Writes the buffer now (a clean stop, an uncaught error, a failed start; "Listening on"). */
   flush(): void;
-  /** Writes one request's line (LOG_LEVEL info and below), with its write's audit fields if it wrote. */
+  /** One request's line (LOG_LEVEL info and below), with its write's audit fields if it wrote. */
   request(request: FastifyRequest, reply: FastifyReply, write: Audited | undefined): void;
 }
+
+/** Requests whose lines are held as their fields (LINE_FIELDS each) before they are made into lines. */
+const HELD_REQUESTS = 100;
+const LINE_FIELDS = 6;
 
 /**
  * JSON lines on standard output, as pino writes them, held in a buffer of BUFFER_BYTES that is
@@ -34,6 +38,11 @@ export interface Log {
  * alive), and before the process exits however it exits, except by a signal it cannot catch
  * (`kill -9`: lost are the lines of the last LOG_FLUSH_MS, BUFFER_BYTES at most). LOG_FLUSH_MS=0:
  * no buffer, each line written as it is logged.
+ *
+ * A request's line is held as its fields and made with the other held ones, up to HELD_REQUESTS at
+ * a time, when the buffer is written or another line is logged (lines keep their order): made in
+ * one loop, the lines cost about half what each made at its request's end costs. A write's line
+ * (AUDIT_LOG) is made at once.
  *
  * The lines carry no hostname and no pid, which never change within a process; a cluster worker's
  * carry its pid, which tells the workers apart.
@@ -45,48 +54,86 @@ export function openLog({ logLevel, logFlushMs }: { logLevel: string; logFlushMs
     dest: 1,
     sync: true,
     contentMode: "buffer",
-    ...(buffered && { minLength: BUFFER_BYTES - 1, maxWrite: BUFFER_BYTES, periodicFlush: logFlushMs }),
+    ...(buffered && { minLength: BUFFER_BYTES - 1, maxWrite: BUFFER_BYTES }),
   });
-  const write = (line: string) => void output.write(Buffer.from(line) as unknown as string);
+  const pid = cluster.isWorker ? process.pid : undefined;
+  const bindings = pid === undefined ? "" : `,"pid":${pid}`;
+  const held: unknown[] = [];
+  const put = (line: string) => void output.write(Buffer.from(line) as unknown as string);
+  const makeHeld = () => {
+    for (let at = 0; at < held.length; at += LINE_FIELDS) {
+      const time = held[at] as number;
+      const url = held[at + 3] as string;
+      const head = requestHead(time, bindings, held[at + 1], held[at + 2], url, held[at + 4], held[at + 5] as number);
+      put(`${head},"msg":"request"}\n`);
+    }
+    held.length = 0;
+  };
+  const write = (line: string) => {
+    if (held.length > 0) makeHeld();
+    put(line);
+  };
   const flush = () => {
     try {
+      makeHeld();
       output.flushSync();
     } catch {
       // Standard output is closed: nothing can be written any more.
     }
   };
+  if (buffered) setInterval(flush, logFlushMs).unref();
   // After an uncaught error and process.exit() alike; a clean stop flushes before that.
   process.on("exit", flush);
-  const pid = cluster.isWorker ? process.pid : undefined;
   return {
     options: { level: logLevel, stream: { write }, base: pid === undefined ? null : { pid } },
     flush,
-    request: requestLine(write, pid === undefined ? "" : `,"pid":${pid}`),
+    request(request, reply, audit) {
+      if (audit === undefined && buffered) {
+        held.push(Date.now(), request.id, request.method, request.url, reply.statusCode, reply.elapsedTime);
+        if (held.length >= HELD_REQUESTS * LINE_FIELDS) makeHeld();
+        return;
+      }
+      const head = requestHead(
+        Date.now(),
+        bindings,
+        request.id,
+        request.method,
+        request.url,
+        reply.statusCode,
+        reply.elapsedTime,
+      );
+      if (audit === undefined) return write(`${head},"msg":"request"}\n`);
+      const { key, action, table, id, version } = audit;
+      write(
+        `${head},"key":${JSON.stringify(key)},"action":"${action}","table":${JSON.stringify(table)},` +
+          `"id":${JSON.stringify(id)},"version":${JSON.stringify(version)},"msg":"write"}\n`,
+      );
+    },
   };
 }
 
 /**
- * The request line, exactly as `log.info({ reqId, method, path, status, ms }, "request")` writes it
- * (a write's line: `"msg":"write"`, with the key's name, the action, the table, the id and the
- * version), made here as one template string: pino's general serializer costs more than the line's
- * write. The path is the URL without its query string; never a header, so never the key.
+ * A request line's start, exactly as `log.info({ reqId, method, path, status, ms }, "request")` writes
+ * it (a write's line goes on with the key's name, the action, the table, the id and the version), made
+ * as one template string: pino's general serializer costs more than the line's write. The path is the
+ * URL without its query string; never a header, so never the key.
  */
-function requestLine(write: (line: string) => void, bindings: string): Log["request"] {
-  return (request, reply, audit) => {
-    const { url } = request;
-    const query = url.indexOf("?");
-    const path = query < 0 ? url : url.slice(0, query);
-    const ms = Math.round(reply.elapsedTime * 10) / 10;
-    const head =
-      `{"level":30,"time":${Date.now()}${bindings},"reqId":${JSON.stringify(request.id)},` +
-      `"method":${JSON.stringify(request.method)},"path":${JSON.stringify(path)},"status":${reply.statusCode},"ms":${ms}`;
-    if (audit === undefined) return write(`${head},"msg":"request"}\n`);
-    const { key, action, table, id, version } = audit;
-    write(
-      `${head},"key":${JSON.stringify(key)},"action":"${action}","table":${JSON.stringify(table)},` +
-        `"id":${JSON.stringify(id)},"version":${JSON.stringify(version)},"msg":"write"}\n`,
-    );
-  };
+function requestHead(
+  time: number,
+  bindings: string,
+  id: unknown,
+  method: unknown,
+  url: string,
+  status: unknown,
+  elapsed: number,
+): string {
+  const query = url.indexOf("?");
+  const path = query < 0 ? url : url.slice(0, query);
+  const ms = Math.round(elapsed * 10) / 10;
+  return (
+    `{"level":30,"time":${time}${bindings},"reqId":${JSON.stringify(id)},` +
+    `"method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"status":${status},"ms":${ms}`
+  );
 }
 
 type Level = "fatal" | "error" | "warn" | "info" | "debug" | "trace";
