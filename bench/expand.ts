@@ -9,25 +9,10 @@
 //
 //   npm run bench:expand     # ≈ 1 min; BENCH_EXPAND_REQUESTS (300 per page), BENCH_EXPAND_ROUNDS (3)
 import { availableParallelism, loadavg } from "node:os";
-import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import pg_ from "pg";
 import { setUpPostgres } from "./pg.ts";
-import {
-  KEY,
-  REPO,
-  count,
-  load,
-  median,
-  migrate,
-  removeWorkDir,
-  seed,
-  startServer,
-  tablegenGenerate,
-  transpileServer,
-  workDir,
-  type Server,
-} from "./lib.ts";
+import { KEY, count, load, median, removeWorkDir, seededBlog, startServer, workDir, type Server } from "./lib.ts";
 
 const REQUESTS = count("BENCH_EXPAND_REQUESTS", 300);
 const ROUNDS = count("BENCH_EXPAND_ROUNDS", 3);
@@ -140,12 +125,7 @@ const rows: string[] = [];
 const before = loadavg();
 const work = await workDir("bench-expand");
 try {
-  const serverDir = join(work, "server");
-  await tablegenGenerate(join(REPO, "examples", "blog.yaml"), serverDir);
-  await transpileServer(serverDir);
-  const file = join(work, "blog.db");
-  await migrate(serverDir, `file:${file}`);
-  seed(file);
+  const { serverDir, file } = await seededBlog(work);
   const sqlite = await startServer({
     kind: "generated",
     serverDir,

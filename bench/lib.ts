@@ -226,6 +226,17 @@ export const postgresUsersSeedSql = (rows: number) => `
          i % 5 <> 0, ('2024-01-' || lpad((i % 28 + 1)::text, 2, '0') || 'T10:00:00Z')::timestamptz
   FROM generate_series(1, ${rows}) i;`;
 
+/** The blog example generated into `<work>/server` and transpiled, beside a migrated and seeded SQLite database. */
+export async function seededBlog(work: string): Promise<{ serverDir: string; file: string }> {
+  const serverDir = join(work, "server");
+  await tablegenGenerate(join(REPO, "examples", "blog.yaml"), serverDir);
+  await transpileServer(serverDir);
+  const file = join(work, "blog.db");
+  await migrate(serverDir, `file:${file}`);
+  seed(file);
+  return { serverDir, file };
+}
+
 /**
  * Seeds the migrated blog database: 100 users (usersSeedSql), 10 categories, 100 posts (10 per
  * category), with values stored as the server stores them. Leaves no WAL file behind, so the file

@@ -14,18 +14,14 @@ import { execFileSync } from "node:child_process";
 import { cpSync } from "node:fs";
 import { join, resolve } from "node:path";
 import {
-  REPO,
   count,
   envNumber,
   load,
   median,
-  migrate,
   removeWorkDir,
-  seed,
+  seededBlog,
   startServer,
-  tablegenGenerate,
   transpileCeiling,
-  transpileServer,
   workDir,
   type Server,
 } from "./lib.ts";
@@ -38,13 +34,8 @@ const edits = process.argv.slice(2).map((script) => resolve(script));
 const work = await workDir("bench-paired");
 const servers: [string, Server][] = [];
 try {
-  const serverDir = join(work, "server");
-  await tablegenGenerate(join(REPO, "examples", "blog.yaml"), serverDir);
-  await transpileServer(serverDir);
+  const { serverDir, file } = await seededBlog(work);
   await transpileCeiling(serverDir, ["lean"]);
-  const file = join(work, "blog.db");
-  await migrate(serverDir, `file:${file}`);
-  seed(file);
   const variants: [string, string, "generated" | "lean"][] = [["generated", serverDir, "generated"]];
   edits.forEach((script, index) => {
     const copy = join(work, `edit-${index + 1}`);
