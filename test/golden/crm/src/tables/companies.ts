@@ -81,6 +81,13 @@ export function companiesTable(db: Db) {
     },
   ];
   const pages = listPages<CompaniesRecord>(db, companiesListTable, COLUMNS);
+  /** A create's values, in the insert's columns. */
+  const createValues = (input: CompaniesInput): StoredValues => [
+    randomUUID(),
+    input.name,
+    input.website ?? null,
+    input.created_at === undefined ? storedNow() : storedDateTime(input.created_at),
+  ];
 
   return {
     /**
@@ -115,14 +122,8 @@ export function companiesTable(db: Db) {
     },
 
     async create(input: CompaniesInput): Promise<CompaniesRecord> {
-      const values: StoredValues = [
-        randomUUID(),
-        input.name,
-        input.website ?? null,
-        input.created_at === undefined ? storedNow() : storedDateTime(input.created_at),
-      ];
       try {
-        return (await db.query<CompaniesRecord>({ ...statements.insert, values })).rows[0]!;
+        return (await db.query<CompaniesRecord>({ ...statements.insert, values: createValues(input) })).rows[0]!;
       } catch (error) {
         throw await writeFailure(db, error, input, references);
       }
@@ -132,13 +133,7 @@ export function companiesTable(db: Db) {
     async createMany(inputs: CompaniesInput[]): Promise<CompaniesRecord[]> {
       const columns: StoredValues[] = [];
       for (const input of inputs) {
-        const values: StoredValues = [
-          randomUUID(),
-          input.name,
-          input.website ?? null,
-          input.created_at === undefined ? storedNow() : storedDateTime(input.created_at),
-        ];
-        values.forEach((value, index) => (columns[index] ??= []).push(value));
+        createValues(input).forEach((value, index) => (columns[index] ??= []).push(value));
       }
       return (await db.query<CompaniesRecord>({ ...statements.insertMany, values: columns })).rows;
     },

@@ -96,6 +96,14 @@ export function contactsTable(db: Db) {
     },
   ];
   const pages = listPages<ContactsRecord>(db, contactsListTable, COLUMNS);
+  /** A create's values, in the insert's columns. */
+  const createValues = (input: ContactsInput): StoredValues => [
+    input.company_id,
+    input.full_name,
+    input.email ?? null,
+    input.phone ?? null,
+    input.vip === undefined ? false : input.vip,
+  ];
 
   return {
     /**
@@ -130,15 +138,8 @@ export function contactsTable(db: Db) {
     },
 
     async create(input: ContactsInput): Promise<ContactsRecord> {
-      const values: StoredValues = [
-        input.company_id,
-        input.full_name,
-        input.email ?? null,
-        input.phone ?? null,
-        input.vip === undefined ? false : input.vip,
-      ];
       try {
-        return (await db.query<ContactsRecord>({ ...statements.insert, values })).rows[0]!;
+        return (await db.query<ContactsRecord>({ ...statements.insert, values: createValues(input) })).rows[0]!;
       } catch (error) {
         throw await writeFailure(db, error, input, references);
       }
@@ -148,14 +149,7 @@ export function contactsTable(db: Db) {
     async createMany(inputs: ContactsInput[]): Promise<ContactsRecord[]> {
       const columns: StoredValues[] = [];
       for (const input of inputs) {
-        const values: StoredValues = [
-          input.company_id,
-          input.full_name,
-          input.email ?? null,
-          input.phone ?? null,
-          input.vip === undefined ? false : input.vip,
-        ];
-        values.forEach((value, index) => (columns[index] ??= []).push(value));
+        createValues(input).forEach((value, index) => (columns[index] ??= []).push(value));
       }
       return (await db.query<ContactsRecord>({ ...statements.insertMany, values: columns })).rows;
     },

@@ -95,6 +95,14 @@ export function dealsTable(db: Db) {
   /** References that can refuse a delete, each with a statement telling whether it holds an id. */
   const referrers: ReferrerCheck[] = [];
   const pages = listPages<DealsRecord>(db, dealsListTable, COLUMNS);
+  /** A create's values, in the insert's columns. */
+  const createValues = (input: DealsInput): StoredValues => [
+    input.contact_id,
+    input.title,
+    input.amount,
+    storedDateTime(input.closes_at),
+    input.notes ?? null,
+  ];
 
   return {
     /**
@@ -129,15 +137,8 @@ export function dealsTable(db: Db) {
     },
 
     async create(input: DealsInput): Promise<DealsRecord> {
-      const values: StoredValues = [
-        input.contact_id,
-        input.title,
-        input.amount,
-        storedDateTime(input.closes_at),
-        input.notes ?? null,
-      ];
       try {
-        return (await db.query<DealsRecord>({ ...statements.insert, values })).rows[0]!;
+        return (await db.query<DealsRecord>({ ...statements.insert, values: createValues(input) })).rows[0]!;
       } catch (error) {
         throw await writeFailure(db, error, input, references);
       }
@@ -147,14 +148,7 @@ export function dealsTable(db: Db) {
     async createMany(inputs: DealsInput[]): Promise<DealsRecord[]> {
       const columns: StoredValues[] = [];
       for (const input of inputs) {
-        const values: StoredValues = [
-          input.contact_id,
-          input.title,
-          input.amount,
-          storedDateTime(input.closes_at),
-          input.notes ?? null,
-        ];
-        values.forEach((value, index) => (columns[index] ??= []).push(value));
+        createValues(input).forEach((value, index) => (columns[index] ??= []).push(value));
       }
       return (await db.query<DealsRecord>({ ...statements.insertMany, values: columns })).rows;
     },

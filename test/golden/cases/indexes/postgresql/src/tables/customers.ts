@@ -73,6 +73,12 @@ export function customersTable(db: Db) {
     },
   ];
   const pages = listPages<CustomersRecord>(db, customersListTable, COLUMNS);
+  /** A create's values, in the insert's columns. */
+  const createValues = (input: CustomersInput): StoredValues => [
+    input.email ?? null,
+    input.city ?? null,
+    storedDateTime(input.joined_at),
+  ];
 
   return {
     /**
@@ -107,9 +113,8 @@ export function customersTable(db: Db) {
     },
 
     async create(input: CustomersInput): Promise<CustomersRecord> {
-      const values: StoredValues = [input.email ?? null, input.city ?? null, storedDateTime(input.joined_at)];
       try {
-        return (await db.query<CustomersRecord>({ ...statements.insert, values })).rows[0]!;
+        return (await db.query<CustomersRecord>({ ...statements.insert, values: createValues(input) })).rows[0]!;
       } catch (error) {
         throw await writeFailure(db, error, input, references);
       }
@@ -119,8 +124,7 @@ export function customersTable(db: Db) {
     async createMany(inputs: CustomersInput[]): Promise<CustomersRecord[]> {
       const columns: StoredValues[] = [];
       for (const input of inputs) {
-        const values: StoredValues = [input.email ?? null, input.city ?? null, storedDateTime(input.joined_at)];
-        values.forEach((value, index) => (columns[index] ??= []).push(value));
+        createValues(input).forEach((value, index) => (columns[index] ??= []).push(value));
       }
       return (await db.query<CustomersRecord>({ ...statements.insertMany, values: columns })).rows;
     },

@@ -85,6 +85,8 @@ export function ordersTable(db: Db) {
   /** References that can refuse a delete, each with a statement telling whether it holds an id. */
   const referrers: ReferrerCheck[] = [];
   const pages = listPages<OrdersRecord>(db, ordersListTable, COLUMNS);
+  /** A create's values, in the insert's columns. */
+  const createValues = (input: OrdersInput): StoredValues => [input.customer_id, input.total ?? null];
 
   return {
     /**
@@ -119,9 +121,8 @@ export function ordersTable(db: Db) {
     },
 
     async create(input: OrdersInput): Promise<OrdersRecord> {
-      const values: StoredValues = [input.customer_id, input.total ?? null];
       try {
-        return (await db.query<OrdersRecord>({ ...statements.insert, values })).rows[0]!;
+        return (await db.query<OrdersRecord>({ ...statements.insert, values: createValues(input) })).rows[0]!;
       } catch (error) {
         throw await writeFailure(db, error, input, references);
       }
@@ -131,8 +132,7 @@ export function ordersTable(db: Db) {
     async createMany(inputs: OrdersInput[]): Promise<OrdersRecord[]> {
       const columns: StoredValues[] = [];
       for (const input of inputs) {
-        const values: StoredValues = [input.customer_id, input.total ?? null];
-        values.forEach((value, index) => (columns[index] ??= []).push(value));
+        createValues(input).forEach((value, index) => (columns[index] ??= []).push(value));
       }
       return (await db.query<OrdersRecord>({ ...statements.insertMany, values: columns })).rows;
     },

@@ -103,6 +103,18 @@ export function aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsTa
     aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsListTable,
     COLUMNS,
   );
+  /** A create's values, in the insert's columns. */
+  const createValues = (input: AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsInput): StoredValues => [
+    input.fffffffffffffffffffffffffffffffffffffffffffffffffffffffff_value === undefined
+      ? "a long default value"
+      : input.fffffffffffffffffffffffffffffffffffffffffffffffffffffffff_value,
+    input.ggggggggggggggggggggggggggggggggggggggggggggggggggggggg_flagged === undefined
+      ? false
+      : input.ggggggggggggggggggggggggggggggggggggggggggggggggggggggg_flagged,
+    input.hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh_happened_at === undefined
+      ? storedNow()
+      : storedDateTime(input.hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh_happened_at),
+  ];
 
   return {
     /**
@@ -160,22 +172,11 @@ export function aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsTa
     async create(
       input: AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsInput,
     ): Promise<AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRecord> {
-      const values: StoredValues = [
-        input.fffffffffffffffffffffffffffffffffffffffffffffffffffffffff_value === undefined
-          ? "a long default value"
-          : input.fffffffffffffffffffffffffffffffffffffffffffffffffffffffff_value,
-        input.ggggggggggggggggggggggggggggggggggggggggggggggggggggggg_flagged === undefined
-          ? false
-          : input.ggggggggggggggggggggggggggggggggggggggggggggggggggggggg_flagged,
-        input.hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh_happened_at === undefined
-          ? storedNow()
-          : storedDateTime(input.hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh_happened_at),
-      ];
       try {
         return (
           await db.query<AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRecord>({
             ...statements.insert,
-            values,
+            values: createValues(input),
           })
         ).rows[0]!;
       } catch (error) {
@@ -189,18 +190,7 @@ export function aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsTa
     ): Promise<AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRecord[]> {
       const columns: StoredValues[] = [];
       for (const input of inputs) {
-        const values: StoredValues = [
-          input.fffffffffffffffffffffffffffffffffffffffffffffffffffffffff_value === undefined
-            ? "a long default value"
-            : input.fffffffffffffffffffffffffffffffffffffffffffffffffffffffff_value,
-          input.ggggggggggggggggggggggggggggggggggggggggggggggggggggggg_flagged === undefined
-            ? false
-            : input.ggggggggggggggggggggggggggggggggggggggggggggggggggggggg_flagged,
-          input.hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh_happened_at === undefined
-            ? storedNow()
-            : storedDateTime(input.hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh_happened_at),
-        ];
-        values.forEach((value, index) => (columns[index] ??= []).push(value));
+        createValues(input).forEach((value, index) => (columns[index] ??= []).push(value));
       }
       return (
         await db.query<AaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRecord>({

@@ -103,6 +103,18 @@ export function productsTable(db: Db) {
     },
   ];
   const pages = listPages<ProductsRecord>(db, productsListTable, COLUMNS);
+  /** A create's values, in the insert's columns. */
+  const createValues = (input: ProductsInput): StoredValues => [
+    input.name,
+    input.contact ?? null,
+    input.phone ?? null,
+    input.description ?? null,
+    input.price,
+    input.stock === undefined ? 0 : input.stock,
+    input.active === undefined ? true : input.active,
+    input.added_at === undefined ? storedNow() : storedDateTime(input.added_at),
+    input.launch_at === undefined ? "2024-01-31T12:00:00Z" : storedDateTime(input.launch_at),
+  ];
 
   return {
     /**
@@ -137,19 +149,8 @@ export function productsTable(db: Db) {
     },
 
     async create(input: ProductsInput): Promise<ProductsRecord> {
-      const values: StoredValues = [
-        input.name,
-        input.contact ?? null,
-        input.phone ?? null,
-        input.description ?? null,
-        input.price,
-        input.stock === undefined ? 0 : input.stock,
-        input.active === undefined ? true : input.active,
-        input.added_at === undefined ? storedNow() : storedDateTime(input.added_at),
-        input.launch_at === undefined ? "2024-01-31T12:00:00Z" : storedDateTime(input.launch_at),
-      ];
       try {
-        return (await db.query<ProductsRecord>({ ...statements.insert, values })).rows[0]!;
+        return (await db.query<ProductsRecord>({ ...statements.insert, values: createValues(input) })).rows[0]!;
       } catch (error) {
         throw await writeFailure(db, error, input, references);
       }
@@ -159,18 +160,7 @@ export function productsTable(db: Db) {
     async createMany(inputs: ProductsInput[]): Promise<ProductsRecord[]> {
       const columns: StoredValues[] = [];
       for (const input of inputs) {
-        const values: StoredValues = [
-          input.name,
-          input.contact ?? null,
-          input.phone ?? null,
-          input.description ?? null,
-          input.price,
-          input.stock === undefined ? 0 : input.stock,
-          input.active === undefined ? true : input.active,
-          input.added_at === undefined ? storedNow() : storedDateTime(input.added_at),
-          input.launch_at === undefined ? "2024-01-31T12:00:00Z" : storedDateTime(input.launch_at),
-        ];
-        values.forEach((value, index) => (columns[index] ??= []).push(value));
+        createValues(input).forEach((value, index) => (columns[index] ??= []).push(value));
       }
       return (await db.query<ProductsRecord>({ ...statements.insertMany, values: columns })).rows;
     },

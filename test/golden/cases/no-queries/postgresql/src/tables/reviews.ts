@@ -81,6 +81,8 @@ export function reviewsTable(db: Db) {
   /** References that can refuse a delete, each with a statement telling whether it holds an id. */
   const referrers: ReferrerCheck[] = [];
   const pages = listPages<ReviewsRecord>(db, reviewsListTable, COLUMNS);
+  /** A create's values, in the insert's columns. */
+  const createValues = (input: ReviewsInput): StoredValues => [input.product_id, input.stars];
 
   return {
     /**
@@ -115,9 +117,8 @@ export function reviewsTable(db: Db) {
     },
 
     async create(input: ReviewsInput): Promise<ReviewsRecord> {
-      const values: StoredValues = [input.product_id, input.stars];
       try {
-        return (await db.query<ReviewsRecord>({ ...statements.insert, values })).rows[0]!;
+        return (await db.query<ReviewsRecord>({ ...statements.insert, values: createValues(input) })).rows[0]!;
       } catch (error) {
         throw await writeFailure(db, error, input, references);
       }
@@ -127,8 +128,7 @@ export function reviewsTable(db: Db) {
     async createMany(inputs: ReviewsInput[]): Promise<ReviewsRecord[]> {
       const columns: StoredValues[] = [];
       for (const input of inputs) {
-        const values: StoredValues = [input.product_id, input.stars];
-        values.forEach((value, index) => (columns[index] ??= []).push(value));
+        createValues(input).forEach((value, index) => (columns[index] ??= []).push(value));
       }
       return (await db.query<ReviewsRecord>({ ...statements.insertMany, values: columns })).rows;
     },

@@ -58,6 +58,8 @@ export function indexTable(db: Db) {
   /** References that can refuse a delete, each with a statement telling whether it holds an id. */
   const referrers: ReferrerCheck[] = [];
   const pages = listPages<IndexRecord>(db, indexListTable, COLUMNS);
+  /** A create's values, in the insert's columns. */
+  const createValues = (input: IndexInput): StoredValues => [input.body ?? null];
 
   return {
     /**
@@ -92,9 +94,8 @@ export function indexTable(db: Db) {
     },
 
     async create(input: IndexInput): Promise<IndexRecord> {
-      const values: StoredValues = [input.body ?? null];
       try {
-        return (await db.query<IndexRecord>({ ...statements.insert, values })).rows[0]!;
+        return (await db.query<IndexRecord>({ ...statements.insert, values: createValues(input) })).rows[0]!;
       } catch (error) {
         throw await writeFailure(db, error, input, references);
       }
@@ -104,8 +105,7 @@ export function indexTable(db: Db) {
     async createMany(inputs: IndexInput[]): Promise<IndexRecord[]> {
       const columns: StoredValues[] = [];
       for (const input of inputs) {
-        const values: StoredValues = [input.body ?? null];
-        values.forEach((value, index) => (columns[index] ??= []).push(value));
+        createValues(input).forEach((value, index) => (columns[index] ??= []).push(value));
       }
       return (await db.query<IndexRecord>({ ...statements.insertMany, values: columns })).rows;
     },

@@ -81,6 +81,8 @@ export function peopleTable(db: Db) {
   /** References that can refuse a delete, each with a statement telling whether it holds an id. */
   const referrers: ReferrerCheck[] = [];
   const pages = listPages<PeopleRecord>(db, peopleListTable, COLUMNS);
+  /** A create's values, in the insert's columns. */
+  const createValues = (input: PeopleInput): StoredValues => [input.name, input.manager_id ?? null];
 
   return {
     /**
@@ -115,9 +117,8 @@ export function peopleTable(db: Db) {
     },
 
     async create(input: PeopleInput): Promise<PeopleRecord> {
-      const values: StoredValues = [input.name, input.manager_id ?? null];
       try {
-        return (await db.query<PeopleRecord>({ ...statements.insert, values })).rows[0]!;
+        return (await db.query<PeopleRecord>({ ...statements.insert, values: createValues(input) })).rows[0]!;
       } catch (error) {
         throw await writeFailure(db, error, input, references);
       }
@@ -127,8 +128,7 @@ export function peopleTable(db: Db) {
     async createMany(inputs: PeopleInput[]): Promise<PeopleRecord[]> {
       const columns: StoredValues[] = [];
       for (const input of inputs) {
-        const values: StoredValues = [input.name, input.manager_id ?? null];
-        values.forEach((value, index) => (columns[index] ??= []).push(value));
+        createValues(input).forEach((value, index) => (columns[index] ??= []).push(value));
       }
       return (await db.query<PeopleRecord>({ ...statements.insertMany, values: columns })).rows;
     },

@@ -63,6 +63,8 @@ export function authorsTable(db: Db) {
   /** References that can refuse a delete, each with a statement telling whether it holds an id. */
   const referrers: ReferrerCheck[] = [];
   const pages = listPages<AuthorsRecord>(db, authorsListTable, COLUMNS);
+  /** A create's values, in the insert's columns. */
+  const createValues = (input: AuthorsInput): StoredValues => [randomUUID(), input.name];
 
   return {
     /**
@@ -97,9 +99,8 @@ export function authorsTable(db: Db) {
     },
 
     async create(input: AuthorsInput): Promise<AuthorsRecord> {
-      const values: StoredValues = [randomUUID(), input.name];
       try {
-        return (await db.query<AuthorsRecord>({ ...statements.insert, values })).rows[0]!;
+        return (await db.query<AuthorsRecord>({ ...statements.insert, values: createValues(input) })).rows[0]!;
       } catch (error) {
         throw await writeFailure(db, error, input, references);
       }
@@ -109,8 +110,7 @@ export function authorsTable(db: Db) {
     async createMany(inputs: AuthorsInput[]): Promise<AuthorsRecord[]> {
       const columns: StoredValues[] = [];
       for (const input of inputs) {
-        const values: StoredValues = [randomUUID(), input.name];
-        values.forEach((value, index) => (columns[index] ??= []).push(value));
+        createValues(input).forEach((value, index) => (columns[index] ??= []).push(value));
       }
       return (await db.query<AuthorsRecord>({ ...statements.insertMany, values: columns })).rows;
     },

@@ -81,6 +81,8 @@ export function booksTable(db: Db) {
   /** References that can refuse a delete, each with a statement telling whether it holds an id. */
   const referrers: ReferrerCheck[] = [];
   const pages = listPages<BooksRecord>(db, booksListTable, COLUMNS);
+  /** A create's values, in the insert's columns. */
+  const createValues = (input: BooksInput): StoredValues => [input.title, input.author_id];
 
   return {
     /**
@@ -115,9 +117,8 @@ export function booksTable(db: Db) {
     },
 
     async create(input: BooksInput): Promise<BooksRecord> {
-      const values: StoredValues = [input.title, input.author_id];
       try {
-        return (await db.query<BooksRecord>({ ...statements.insert, values })).rows[0]!;
+        return (await db.query<BooksRecord>({ ...statements.insert, values: createValues(input) })).rows[0]!;
       } catch (error) {
         throw await writeFailure(db, error, input, references);
       }
@@ -127,8 +128,7 @@ export function booksTable(db: Db) {
     async createMany(inputs: BooksInput[]): Promise<BooksRecord[]> {
       const columns: StoredValues[] = [];
       for (const input of inputs) {
-        const values: StoredValues = [input.title, input.author_id];
-        values.forEach((value, index) => (columns[index] ??= []).push(value));
+        createValues(input).forEach((value, index) => (columns[index] ??= []).push(value));
       }
       return (await db.query<BooksRecord>({ ...statements.insertMany, values: columns })).rows;
     },

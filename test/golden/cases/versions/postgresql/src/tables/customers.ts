@@ -77,6 +77,15 @@ export function customersTable(db: Db) {
   /** References that can refuse a delete, each with a statement telling whether it holds an id. */
   const referrers: ReferrerCheck[] = [];
   const pages = listPages<CustomersRecord>(db, customersListTable, COLUMNS);
+  /** A create's values, in the insert's columns. */
+  const createValues = (input: CustomersInput): StoredValues => [
+    input.name,
+    input.email,
+    input.phone === undefined ? "+1 555 0100" : input.phone,
+    input.status === undefined ? "active" : input.status,
+    input.legacy_code ?? null,
+    input.tier === undefined ? 1 : input.tier,
+  ];
 
   return {
     /**
@@ -111,16 +120,8 @@ export function customersTable(db: Db) {
     },
 
     async create(input: CustomersInput): Promise<CustomersRecord> {
-      const values: StoredValues = [
-        input.name,
-        input.email,
-        input.phone === undefined ? "+1 555 0100" : input.phone,
-        input.status === undefined ? "active" : input.status,
-        input.legacy_code ?? null,
-        input.tier === undefined ? 1 : input.tier,
-      ];
       try {
-        return (await db.query<CustomersRecord>({ ...statements.insert, values })).rows[0]!;
+        return (await db.query<CustomersRecord>({ ...statements.insert, values: createValues(input) })).rows[0]!;
       } catch (error) {
         throw await writeFailure(db, error, input, references);
       }
@@ -130,15 +131,7 @@ export function customersTable(db: Db) {
     async createMany(inputs: CustomersInput[]): Promise<CustomersRecord[]> {
       const columns: StoredValues[] = [];
       for (const input of inputs) {
-        const values: StoredValues = [
-          input.name,
-          input.email,
-          input.phone === undefined ? "+1 555 0100" : input.phone,
-          input.status === undefined ? "active" : input.status,
-          input.legacy_code ?? null,
-          input.tier === undefined ? 1 : input.tier,
-        ];
-        values.forEach((value, index) => (columns[index] ??= []).push(value));
+        createValues(input).forEach((value, index) => (columns[index] ??= []).push(value));
       }
       return (await db.query<CustomersRecord>({ ...statements.insertMany, values: columns })).rows;
     },

@@ -58,6 +58,8 @@ export function notesTable(db: Db) {
   /** References that can refuse a delete, each with a statement telling whether it holds an id. */
   const referrers: ReferrerCheck[] = [];
   const pages = listPages<NotesRecord>(db, notesListTable, COLUMNS);
+  /** A create's values, in the insert's columns. */
+  const createValues = (input: NotesInput): StoredValues => [input.text];
 
   return {
     /**
@@ -92,9 +94,8 @@ export function notesTable(db: Db) {
     },
 
     async create(input: NotesInput): Promise<NotesRecord> {
-      const values: StoredValues = [input.text];
       try {
-        return (await db.query<NotesRecord>({ ...statements.insert, values })).rows[0]!;
+        return (await db.query<NotesRecord>({ ...statements.insert, values: createValues(input) })).rows[0]!;
       } catch (error) {
         throw await writeFailure(db, error, input, references);
       }
@@ -104,8 +105,7 @@ export function notesTable(db: Db) {
     async createMany(inputs: NotesInput[]): Promise<NotesRecord[]> {
       const columns: StoredValues[] = [];
       for (const input of inputs) {
-        const values: StoredValues = [input.text];
-        values.forEach((value, index) => (columns[index] ??= []).push(value));
+        createValues(input).forEach((value, index) => (columns[index] ??= []).push(value));
       }
       return (await db.query<NotesRecord>({ ...statements.insertMany, values: columns })).rows;
     },
