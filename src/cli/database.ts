@@ -6,6 +6,7 @@ import type { PGlite } from "@electric-sql/pglite";
 import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import Database from "better-sqlite3";
 import pg from "pg";
+import { serialize } from "pg-protocol";
 import type { Database as DatabaseKind } from "../manifest/schema.ts";
 import { engineAdapter as postgresMigrationAdapter } from "../runtime/prisma-adapter.ts";
 import { migrationAdapter as sqliteMigrationAdapter } from "../runtime/sqlite-prisma-adapter.ts";
@@ -158,20 +159,10 @@ async function describePostgres(db: PGlite, sql: string): Promise<DescribedColum
   const fields = (await db.describeQuery(sql)).resultFields;
   const columns: DescribedColumn[] = fields.map(({ name, dataTypeID }) => ({ name, typeId: dataTypeID }));
   if (!fields.some((field) => field.dataTypeID === INT8)) return columns;
-  const message = (type: string, body: Buffer) => {
-    const length = Buffer.alloc(4);
-    length.writeInt32BE(body.length + 4);
-    return Buffer.concat([Buffer.from(type), length, body]);
-  };
-  const text = (value: string) => Buffer.from(`${value}\0`, "utf8");
+  // Parse the unnamed statement, Describe it ('S': a statement, not a portal), Sync: pg's own serializer.
   const { messages } = await db.execProtocol(
     new Uint8Array(
-      Buffer.concat([
-        message("P", Buffer.concat([text(""), text(sql), Buffer.from([0, 0])])),
-        // A statement's ('S') description, the unnamed one's: "S" and an empty name.
-        message("D", text("S")),
-        message("S", Buffer.alloc(0)),
-      ]),
+      Buffer.concat([serialize.parse({ text: sql }), serialize.describe({ type: "S", name: "" }), serialize.sync()]),
     ),
   );
   const described = messages.find((entry) => entry.name === "rowDescription") as
