@@ -46,14 +46,29 @@ const OUTSIDE_OPERATIONS: Record<number, string> = {
 
 const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 
+const ajv = new Ajv2020({ strict: true, allErrors: true });
+addFormats(ajv);
+for (const [name, format] of Object.entries(formats)) ajv.addFormat(name, format);
+
+/**
+ * One validator for each distinct schema (inlined), whichever server's documents it comes from:
+ * servers of the same example, or of manifests that share tables, share what Ajv compiled.
+ */
+const validatorsBySchema = new Map<string, ValidateFunction>();
+
+function compile(schema: Json): ValidateFunction {
+  const key = JSON.stringify(schema);
+  let validate = validatorsBySchema.get(key);
+  if (!validate) validatorsBySchema.set(key, (validate = ajv.compile(schema)));
+  return validate;
+}
+
 export class ResponseValidator {
   private readonly operations: Operation[];
-  private readonly ajv = new Ajv2020({ strict: true, allErrors: true });
-  private readonly compiled = new Map<object, ValidateFunction>();
+  /** Each document's validators, by the text of the schema they check. */
+  private readonly compiled = new Map<OpenApiDocument, Map<string, ValidateFunction>>();
 
   constructor(readonly documents: OpenApiDocument[]) {
-    addFormats(this.ajv);
-    for (const [name, format] of Object.entries(formats)) this.ajv.addFormat(name, format);
     this.operations = documents.flatMap((document) =>
       Object.entries(document.paths).flatMap(([template, item]) =>
         Object.entries(item)
@@ -131,9 +146,12 @@ export class ResponseValidator {
   }
 
   private check(document: OpenApiDocument, schema: Json, value: unknown, where: string): string[] {
-    const inlined = this.resolve(document, schema) as Json;
-    let validate = this.compiled.get(schema);
-    if (!validate) this.compiled.set(schema, (validate = this.ajv.compile(inlined)));
+    // By the schema's text: a response reached through a $ref is resolved afresh for each answer.
+    let compiled = this.compiled.get(document);
+    if (!compiled) this.compiled.set(document, (compiled = new Map()));
+    const key = JSON.stringify(schema);
+    let validate = compiled.get(key);
+    if (!validate) compiled.set(key, (validate = compile(this.resolve(document, schema) as Json)));
     if (validate(value)) return [];
     return (validate.errors ?? []).map(
       (error) => `${where}: ${error.instancePath || "(body)"} ${error.message} ${JSON.stringify(error.params)}`,
@@ -157,22 +175,38 @@ export class ResponseValidator {
   }
 }
 
+/** The texts of a generated server's OpenAPI documents, by version. */
+function documentTexts(serverDir: string): [string, string][] {
+  const dir = join(serverDir, "openapi");
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((file) => file.endsWith(".json"))
+    .sort()
+    .map((file) => [file.slice(0, -5), readFileSync(join(dir, file), "utf8")]);
+}
+
 /** The OpenAPI documents of a generated server, by version. */
 export function readDocuments(serverDir: string): Map<string, OpenApiDocument> {
-  const dir = join(serverDir, "openapi");
-  if (!existsSync(dir)) return new Map();
-  return new Map(
-    readdirSync(dir)
-      .filter((file) => file.endsWith(".json"))
-      .sort()
-      .map((file) => [file.slice(0, -5), JSON.parse(readFileSync(join(dir, file), "utf8")) as OpenApiDocument]),
-  );
+  return new Map(documentTexts(serverDir).map(([version, text]) => [version, JSON.parse(text) as OpenApiDocument]));
 }
+
+/**
+ * The validators made in this worker process, by the documents' texts: servers started again from
+ * the same documents (a shared example, a server restarted) reuse the schemas Ajv compiled for them.
+ */
+const validators = new Map<string, ResponseValidator>();
 
 /** A validator over a generated server's documents; undefined when it has none. */
 export function serverValidator(serverDir: string): ResponseValidator | undefined {
-  const documents = [...readDocuments(serverDir).values()];
-  return documents.length > 0 ? new ResponseValidator(documents) : undefined;
+  const texts = documentTexts(serverDir);
+  if (texts.length === 0) return undefined;
+  const key = JSON.stringify(texts);
+  let validator = validators.get(key);
+  if (!validator) {
+    validator = new ResponseValidator(texts.map(([, text]) => JSON.parse(text) as OpenApiDocument));
+    validators.set(key, validator);
+  }
+  return validator;
 }
 
 /**
