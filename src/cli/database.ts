@@ -120,14 +120,22 @@ const DRIVERS: Record<DatabaseKind, Driver> = {
     },
     afterMigrations() {},
     migrationAdapter: (url) => postgresMigrationAdapter(url),
-    // PGlite, PostgreSQL in WebAssembly; PostgreSQL gives each output column's type.
+    // PGlite, PostgreSQL in WebAssembly; PostgreSQL gives each output column's type. One for the
+    // process, made the first time (about a second), its public schema made anew for each check:
+    // checks take turns.
     async scratch(schema) {
-      const db = await emptyPostgres();
-      await db.exec(schema);
-      return {
-        describe: (sql) => describePostgres(db, sql),
-        close: () => db.close(),
-      };
+      const done = await turn();
+      try {
+        const db = await (scratchPostgres ??= emptyPostgres().catch((error: unknown) => {
+          scratchPostgres = undefined;
+          throw error;
+        }));
+        await db.exec(`DROP SCHEMA public CASCADE; CREATE SCHEMA public; ${schema}`);
+        return { describe: (sql) => describePostgres(db, sql), close: async () => done() };
+      } catch (error) {
+        done();
+        throw error;
+      }
     },
   },
 };
@@ -140,6 +148,20 @@ export function throughPooler(database: DatabaseKind, url: string): Promise<bool
 /** A scratch database of a kind, made of `schema` (the model's tables). */
 export function scratchDatabase(database: DatabaseKind, schema: string): Promise<ScratchDatabase> {
   return DRIVERS[database].scratch(schema);
+}
+
+/** The process's PGlite for checks (scratch databases on PostgreSQL), once made. */
+let scratchPostgres: Promise<PGlite> | undefined;
+/** The end of the last check's turn. */
+let lastTurn: Promise<void> = Promise.resolve();
+
+/** Waits for the checks before this one to close; resolves to what ends this one's turn. */
+async function turn(): Promise<() => void> {
+  let done!: () => void;
+  const previous = lastTurn;
+  lastTurn = new Promise((resolve) => (done = resolve));
+  await previous;
+  return done;
 }
 
 /** The version of the PGlite installed (its package.json, beside its dist/, is not exported). */

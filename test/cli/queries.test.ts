@@ -75,3 +75,31 @@ describe("the query check's description of a query's columns", () => {
     ]);
   });
 });
+
+describe("the query checks of one process", () => {
+  // PostgreSQL's checks share one PGlite (booting one takes about a second): each starts from an
+  // empty public schema, so a table of an earlier check, or of one running meanwhile, is not there.
+  const alone = (name: string, sql: string): RawManifest => ({
+    project: "shop",
+    database: "postgresql",
+    tables: { [name]: { fields: { title: { type: "TEXT", required: true } } } },
+    queries: { titles: { sql } },
+  });
+
+  it("see only their own model's tables, one after another and side by side", async () => {
+    const first = await inspectQueries(buildModel(alone("notes", "SELECT id, title FROM notes")));
+    expect(first.problems).toEqual([]);
+    const [later, meanwhile] = await Promise.all([
+      inspectQueries(buildModel(alone("cards", "SELECT id, title FROM notes"))),
+      inspectQueries(buildModel(alone("notes", "SELECT n.title FROM notes n JOIN cards c ON c.id = n.id"))),
+    ]);
+    expect(later.problems).toEqual([{ query: "titles", message: 'relation "notes" does not exist' }]);
+    expect(meanwhile.problems).toEqual([{ query: "titles", message: 'relation "cards" does not exist' }]);
+    const again = await inspectQueries(buildModel(alone("cards", "SELECT id, title FROM cards")));
+    expect(again.problems).toEqual([]);
+    expect(again.columns.get("titles")).toEqual([
+      { name: "id", kind: "integer" },
+      { name: "title", kind: "text" },
+    ]);
+  });
+});
