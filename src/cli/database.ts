@@ -211,7 +211,7 @@ const INT8 = 20;
  */
 async function emptyPostgres(): Promise<PGlite> {
   const { PGlite } = await import("@electric-sql/pglite");
-  const kept = join(tmpdir(), `tablegen-pglite-${pgliteVersion()}.tar.gz`);
+  const kept = join(tmpdir(), `tablegen-pglite-${pgliteVersion()}.tar`);
   if (existsSync(kept)) {
     try {
       return await PGlite.create({ loadDataDir: new Blob([readFileSync(kept)]) });
@@ -221,7 +221,8 @@ async function emptyPostgres(): Promise<PGlite> {
   }
   const db = await PGlite.create();
   try {
-    const dump = Buffer.from(await (await db.dumpDataDir("gzip")).arrayBuffer());
+    // Not compressed: loading 28 MB of tar takes a third less CPU than ungzipping 4 MB of it first.
+    const dump = Buffer.from(await (await db.dumpDataDir("none")).arrayBuffer());
     const partial = `${kept}.${process.pid}`;
     writeFileSync(partial, dump);
     renameSync(partial, kept);
