@@ -121,8 +121,8 @@ const DRIVERS: Record<DatabaseKind, Driver> = {
     afterMigrations() {},
     migrationAdapter: (url) => postgresMigrationAdapter(url),
     // PGlite, PostgreSQL in WebAssembly; PostgreSQL gives each output column's type. One for the
-    // process, made the first time (about a second), its public schema made anew for each check:
-    // checks take turns.
+    // process, made the first time (about a second), its public schema made anew for each check
+    // (checks take turns), and closed once no check has come for SCRATCH_KEPT_MS.
     async scratch(schema) {
       const done = await turn();
       try {
@@ -154,14 +154,28 @@ export function scratchDatabase(database: DatabaseKind, schema: string): Promise
 let scratchPostgres: Promise<PGlite> | undefined;
 /** The end of the last check's turn. */
 let lastTurn: Promise<void> = Promise.resolve();
+/** How long the PGlite is kept after a check (it holds ≈ 400 MB): `tablegen studio` checks on every change. */
+const SCRATCH_KEPT_MS = 60_000;
+let idle: NodeJS.Timeout | undefined;
 
 /** Waits for the checks before this one to close; resolves to what ends this one's turn. */
 async function turn(): Promise<() => void> {
-  let done!: () => void;
+  let ended!: () => void;
   const previous = lastTurn;
-  lastTurn = new Promise((resolve) => (done = resolve));
+  lastTurn = new Promise((resolve) => (ended = resolve));
   await previous;
-  return done;
+  clearTimeout(idle);
+  return () => {
+    idle = setTimeout(releaseScratchPostgres, SCRATCH_KEPT_MS).unref();
+    ended();
+  };
+}
+
+/** Closes the checks' PGlite, if one is kept: the next check makes another. */
+export function releaseScratchPostgres(): Promise<void> {
+  const kept = scratchPostgres;
+  scratchPostgres = undefined;
+  return kept ? kept.then((db) => db.close()).catch(() => undefined) : Promise.resolve();
 }
 
 /** The version of the PGlite installed (its package.json, beside its dist/, is not exported). */

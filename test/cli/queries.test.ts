@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { releaseScratchPostgres } from "../../src/cli/database.ts";
 import { inspectQueries } from "../../src/cli/queries.ts";
 import type { RawManifest } from "../../src/manifest/schema.ts";
 import { buildModel } from "../../src/model/build.ts";
@@ -101,5 +102,15 @@ describe("the query checks of one process", () => {
       { name: "id", kind: "integer" },
       { name: "title", kind: "text" },
     ]);
+  });
+
+  it("make another PGlite once the kept one is closed (a minute after the last check)", async () => {
+    await inspectQueries(buildModel(alone("notes", "SELECT id FROM notes")));
+    await releaseScratchPostgres();
+    const after = await inspectQueries(buildModel(alone("notes", "SELECT title FROM notes WHERE id > 1")));
+    expect(after.problems).toEqual([]);
+    expect(after.columns.get("titles")).toEqual([{ name: "title", kind: "text" }]);
+    const refused = await inspectQueries(buildModel(alone("cards", "SELECT title FROM notes")));
+    expect(refused.problems).toEqual([{ query: "titles", message: 'relation "notes" does not exist' }]);
   });
 });
