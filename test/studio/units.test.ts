@@ -111,6 +111,19 @@ describe("an AI draft against the current manifest", () => {
   });
 });
 
+/** Users, and posts referring to them four ways: named (as:, reverse:), defaults that collide, a default a field takes. */
+const RELATED_TABLES = `  users:
+    fields:
+      name: TEXT
+  posts:
+    fields:
+      author_id: { type: NUMBER, references: users, as: writer, reverse: authored }
+      editor_id: { type: NUMBER, references: users }
+      reviewer_id: { type: NUMBER, references: users }
+      user: TEXT
+      user_id: { type: NUMBER, references: users }
+`;
+
 describe("what the Data and API pages are told of a model", () => {
   it("gives each table's fields as each version has them, and each version's routes from its OpenAPI document", () => {
     const { model } = compileManifest(
@@ -166,22 +179,7 @@ tables:
   });
 
   it("gives the designer each table's relations as expand names them: as:, reverse:, and the defaults left", () => {
-    const { model } = compileManifest(
-      "tablegen.yaml",
-      `project: blog
-tables:
-  users:
-    fields:
-      name: TEXT
-  posts:
-    fields:
-      author_id: { type: NUMBER, references: users, as: writer, reverse: authored }
-      editor_id: { type: NUMBER, references: users }
-      reviewer_id: { type: NUMBER, references: users }
-      user: TEXT
-      user_id: { type: NUMBER, references: users }
-`,
-    );
+    const { model } = compileManifest("tablegen.yaml", `project: blog\ntables:\n${RELATED_TABLES}`);
     // editor_id and reviewer_id would both be users' "posts" (neither is, nor is user_id's), and
     // user_id's "user" is a field of posts.
     expect(relationsView(model)).toEqual({
@@ -205,18 +203,7 @@ describe("what the table designer says under a reference's expand names", () => 
   };
 
   it("tells what a given name embeds, what a blank one comes to, and why a blank one comes to none", () => {
-    const manifest = `  users:
-    fields:
-      name: TEXT
-  posts:
-    fields:
-      author_id: { type: NUMBER, references: users, as: writer, reverse: authored }
-      editor_id: { type: NUMBER, references: users }
-      reviewer_id: { type: NUMBER, references: users }
-      user: TEXT
-      user_id: { type: NUMBER, references: users }
-      owner: { type: NUMBER, references: users }
-`;
+    const manifest = `${RELATED_TABLES}      owner: { type: NUMBER, references: users }\n`;
     const found = hints(manifest, "posts", ["author_id", "editor_id", "user_id", "owner"]);
     expect(found.author_id).toEqual({
       as: { placeholder: "author", hint: "expand=writer on posts embeds the users record." },
