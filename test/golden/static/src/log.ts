@@ -40,9 +40,8 @@ const LINE_FIELDS = 6;
  * no buffer, each line written as it is logged.
  *
  * A request's line is held as its fields and made with the other held ones, up to HELD_REQUESTS at
- * a time, when the buffer is written or another line is logged (lines keep their order): made in
- * one loop, the lines cost about half what each made at its request's end costs. A write's line
- * (AUDIT_LOG) is made at once.
+ * a time, when the buffer is written or another line is logged (lines keep their order), in one
+ * loop rather than one at each request's end. A write's line (AUDIT_LOG) is made at once.
  *
  * The lines carry no hostname and no pid, which never change within a process; a cluster worker's
  * carry its pid, which tells the workers apart.
