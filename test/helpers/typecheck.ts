@@ -47,8 +47,12 @@ function formatted(diagnostics: readonly ts.Diagnostic[], dir: string): string[]
   });
 }
 
-/** The errors `tsc --noEmit -p <config>` reports for the project of `config` (a tsconfig file), as tsc words them. */
-export function typeCheck(config: string): string[] {
+/**
+ * The errors `tsc --noEmit -p <config>` reports for the project of `config` (a tsconfig file), as tsc
+ * words them; with `only` (a path relative to the config's folder), those of that file alone: the
+ * checker then looks only at what that file uses, not at every file.
+ */
+export function typeCheck(config: string, only?: string): string[] {
   const dir = dirname(config);
   const parsed = ts.getParsedCommandLineOfConfigFile(
     config,
@@ -66,7 +70,9 @@ export function typeCheck(config: string): string[] {
     host: sharingHost(parsed.options),
     projectReferences: parsed.projectReferences,
   });
-  return formatted([...parsed.errors, ...ts.getPreEmitDiagnostics(program)], dir);
+  const file = only === undefined ? undefined : program.getSourceFile(join(dir, only));
+  if (only !== undefined && file === undefined) throw new Error(`${only} is not a file of ${config}'s project`);
+  return formatted([...parsed.errors, ...ts.getPreEmitDiagnostics(program, file)], dir);
 }
 
 /** The errors of JavaScript files checked as `tsc --noEmit --allowJs --checkJs <options> <files>` checks them. */
