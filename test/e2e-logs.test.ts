@@ -281,6 +281,45 @@ export default routes;
     ]);
   });
 
+  it("give a write a line of its own at warn, with the request's id, where requests are not logged", async () => {
+    const db = await exampleDatabase("blog", "sqlite");
+    const server = await startTranspiled(dir, { DATABASE_URL: db.url, API_SIGNATURE_KEY: KEY, LOG_LEVEL: "warn" });
+    answersOutsideDocuments(server.url);
+    const answer = await fetch(`${server.url}/blog/users/v1/create`, {
+      method: "POST",
+      headers: { "x-api-signature": KEY, "content-type": "application/json" },
+      body: JSON.stringify({ name: "Audited", email: "audited@example.com" }),
+    });
+    expect(answer.status).toBe(201);
+    const { id } = ((await answer.json()) as { data: { id: number } }).data;
+    await server.stop();
+    const lines = logLines(server.output());
+    expect(lines).toEqual([
+      {
+        level: 30,
+        time: expect.any(Number),
+        reqId: expect.stringMatching(/^req-/),
+        key: "API_SIGNATURE_KEY",
+        action: "create",
+        table: "users",
+        id,
+        version: "v1",
+        msg: "write",
+      },
+    ]);
+    expect(Object.keys(lines[0]!)).toEqual([
+      "level",
+      "time",
+      "reqId",
+      "key",
+      "action",
+      "table",
+      "id",
+      "version",
+      "msg",
+    ]);
+  });
+
   it("are written before the process exits on an uncaught error, with the lines held before them", async () => {
     const db = await exampleDatabase("blog", "sqlite");
     const server = await startTranspiled(dir, { DATABASE_URL: db.url, API_SIGNATURE_KEY: KEY, ...HELD });

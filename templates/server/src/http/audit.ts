@@ -1,4 +1,5 @@
-import type { FastifyBaseLogger, FastifyRequest } from "fastify";
+import type { FastifyRequest } from "fastify";
+import type { Log } from "../log.js";
 import { after } from "./envelope.js";
 
 type Awaitable<T> = T | Promise<T>;
@@ -69,17 +70,14 @@ export function audited<Tables extends Record<string, RoutedWrites>>(
  * the write's fields beside the request's (`write` gives them to it, `of` finds them), so a write
  * costs no second line; elsewhere the write is logged at once, with the request's id.
  */
-export function writeLog(log: FastifyBaseLogger, withRequests: boolean) {
+export function writeLog(log: Pick<Log, "audit">, withRequests: boolean) {
   const writes = new WeakMap<FastifyRequest, Write>();
-  const audit = log.child({}, { level: "info" });
   return {
     write: withRequests
       ? (request: FastifyRequest, write: Write) => void writes.set(request, write)
-      : (request: FastifyRequest, { key, action, table, id, version }: Write) =>
-          audit.info({ reqId: request.id, key, action, table, id, version }, "write"),
+      : (request: FastifyRequest, write: Write) => log.audit(request, write),
     of: (request: FastifyRequest) => writes.get(request),
     /** A write of a request that makes several (a batch): a line of its own, with the request's id. */
-    each: (request: FastifyRequest, { key, action, table, id, version }: Write) =>
-      audit.info({ reqId: request.id, key, action, table, id, version }, "write"),
+    each: (request: FastifyRequest, write: Write) => log.audit(request, write),
   };
 }

@@ -117,7 +117,7 @@ export async function buildApp(config: Config, db: Db, log: Log = openLog(config
   // milliseconds; never a header, so never the key. Not registered above info, where it would cost
   // every request. A write's line is its audit line (AUDIT_LOG): "write", with the key's name, the
   // action, the table, the id and the version too.
-  const writes = config.auditLog ? writeLog(app.log, logsRequests) : undefined;
+  const writes = config.auditLog ? writeLog(log, logsRequests) : undefined;
   if (logsRequests) {
     app.addHook("onResponse", (request, reply, done) => {
       log.request(request, reply, writes?.of(request));

@@ -26,6 +26,11 @@ export interface Log {
   flush(): void;
   /** One request's line (LOG_LEVEL info and below), with its write's audit fields if it wrote. */
   request(request: FastifyRequest, reply: FastifyReply, write: Audited | undefined): void;
+  /**
+   * A write's line of its own, with the request's id, whatever LOG_LEVEL is: where requests are not
+   * logged (above info), and for each write of a batch.
+   */
+  audit(request: FastifyRequest, write: Audited): void;
 }
 
 /** Requests whose lines are held as their fields (LINE_FIELDS each) before they are made into lines. */
@@ -101,14 +106,22 @@ export function openLog({ logLevel, logFlushMs }: { logLevel: string; logFlushMs
         reply.statusCode,
         reply.elapsedTime,
       );
-      if (audit === undefined) return write(`${head},"msg":"request"}\n`);
-      const { key, action, table, id, version } = audit;
+      write(audit === undefined ? `${head},"msg":"request"}\n` : `${head},${auditFields(audit)}}\n`);
+    },
+    audit(request, audit) {
       write(
-        `${head},"key":${JSON.stringify(key)},"action":"${action}","table":${JSON.stringify(table)},` +
-          `"id":${JSON.stringify(id)},"version":${JSON.stringify(version)},"msg":"write"}\n`,
+        `{"level":30,"time":${Date.now()}${bindings},"reqId":${JSON.stringify(request.id)},${auditFields(audit)}}\n`,
       );
     },
   };
+}
+
+/** A write's fields, ending its line, as `log.info({ …, key, action, table, id, version }, "write")` writes them. */
+function auditFields({ key, action, table, id, version }: Audited): string {
+  return (
+    `"key":${JSON.stringify(key)},"action":"${action}","table":${JSON.stringify(table)},` +
+    `"id":${JSON.stringify(id)},"version":${JSON.stringify(version)},"msg":"write"`
+  );
 }
 
 /**
