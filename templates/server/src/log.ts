@@ -9,10 +9,10 @@ import pino from "pino";
  */
 const BUFFER_BYTES = cluster.isWorker ? 4096 : 16384;
 
-/** What a write's line says of it besides the request's fields (src/http/audit.ts's Write). */
-interface Audited {
+/** What a write's line says of it: the key's name (never its secret), the action, the table, the record's id, the API version. */
+export interface Audited {
   key: string;
-  action: string;
+  action: "create" | "update" | "delete";
   table: string;
   id: unknown;
   version: string;

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from "fastify";
-import type { Log } from "../log.js";
+import type { Audited, Log } from "../log.js";
 import { after } from "./envelope.js";
 
 type Awaitable<T> = T | Promise<T>;
@@ -13,14 +13,8 @@ interface RoutedWrites {
   parseId(rawId: string): unknown;
 }
 
-/** What a write's log line says of it: the key's name (never its secret), the action, the table, the record's id, the API version. */
-export interface Write {
-  key: string;
-  action: "create" | "update" | "delete";
-  table: string;
-  id: unknown;
-  version: string;
-}
+/** What a write's log line says of it (src/log.ts). */
+export type Write = Audited;
 
 /** The name audit lines give API_SIGNATURE_KEY, the key with full access. */
 export const FULL_KEY = "API_SIGNATURE_KEY";
