@@ -43,6 +43,7 @@ const SHARED_FILES: Record<string, string> = {
   "src/http/access.ts": "src/http/access.ts",
   "src/http/audit.ts": "src/http/audit.ts",
   "src/http/auth.ts": "src/http/auth.ts",
+  "src/http/compilers.ts": "src/http/compilers.ts",
   "src/http/connections.ts": "src/http/connections.ts",
   "src/http/consistency.ts": "src/http/consistency.ts",
   "src/http/docs.ts": "src/http/docs.ts",

@@ -3,7 +3,17 @@ import type { Target } from "../targets/index.ts";
 import type { Sources } from "./templates.ts";
 
 /** What every generated server runs on and is developed with, whatever its database. */
-const RUNTIME = ["@fastify/cors", "@prisma/client", "esbuild", "fastify", "pino", "prisma", "swagger-ui-dist"];
+const RUNTIME = [
+  "@fastify/ajv-compiler",
+  "@fastify/cors",
+  "@fastify/fast-json-stringify-compiler",
+  "@prisma/client",
+  "esbuild",
+  "fastify",
+  "pino",
+  "prisma",
+  "swagger-ui-dist",
+];
 const DEVELOPMENT = ["@types/node", "prettier", "typescript"];
 
 /**

@@ -6,11 +6,11 @@ import { health } from "./health.js";
 import { loadCustomRoutes, loadHooks } from "./hooks.js";
 import { keyAccess } from "./http/access.js";
 import { audited, writeLog } from "./http/audit.js";
+import { ajvOptions } from "./http/compilers.js";
 import { keyCheck } from "./http/auth.js";
 import { apiDocs } from "./http/docs.js";
 import { answerClientError, createServer } from "./http/connections.js";
 import { Failure, handleError, handleNotFound, notFoundFailure } from "./http/errors.js";
-import { formats } from "./http/formats.js";
 import { parseJsonBodies } from "./http/json.js";
 import { answerWrongMethods, refusal } from "./http/methods.js";
 import { openLimiter } from "./limits.js";
@@ -54,25 +54,7 @@ export async function buildApp(config: Config, db: Db, log: Log = openLog(config
       const key = checkKey(request);
       return handleError(key instanceof Failure ? key : error, request, reply);
     },
-    ajv: {
-      customOptions: {
-        allErrors: true,
-        coerceTypes: false,
-        removeAdditional: false,
-        useDefaults: false,
-        verbose: true,
-        // No check of each route schema against JSON Schema's meta-schema, whose own validator Ajv
-        // would compile first (some 25 ms of every start): compiling a schema still refuses a keyword
-        // it does not know or a value of the wrong type (`required: "name"`), and stops the start.
-        validateSchema: false,
-        formats,
-      },
-      // Fastify adds ajv-formats after the options above, whose email, uuid and date-time would
-      // replace the contract's: put the contract's back.
-      onCreate: (ajv) => {
-        for (const [name, format] of Object.entries(formats)) ajv.addFormat(name, format);
-      },
-    },
+    ajv: ajvOptions,
   });
 
   // API_KEY_<NAME> keys: each route learns, as it is registered, which of them may call it; with none,
@@ -138,7 +120,10 @@ export async function buildApp(config: Config, db: Db, log: Log = openLog(config
   app.addHook("onClose", async () => store.close());
   // Writes told to their log (AUDIT_LOG=off: the tables' writes are called directly).
   const tables = writes ? audited(store.tables, writes.write) : store.tables;
-  await app.register(routes, { store: { ...store, tables }, custom: await loadCustomRoutes(), audit: writes?.each });
+  await app.register(routes, { store: { ...store, tables }, audit: writes?.each });
+  // Your own routes (src/custom/routes.ts), under the project's path, their schemas compiled at start.
+  const custom = await loadCustomRoutes();
+  if (custom) await app.register(custom, { prefix: `/${api.project}` });
   await app.register(apiDocs, { project: api.project, versions: api.versions, open: config.apiDocs });
   await app.register(health, { project: api.project, db });
   wrongMethods.register();

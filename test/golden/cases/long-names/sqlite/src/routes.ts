@@ -3,6 +3,7 @@ import type { FastifyPluginAsync, FastifyRequest } from "fastify";
 import type { Store } from "./store.js";
 import type { Write } from "./http/audit.js";
 import { batchRoute } from "./http/batch.js";
+import { compileOnFirstUse } from "./http/compilers.js";
 import { relatedRecords } from "./http/expand.js";
 import { relations, renamed } from "./relations.js";
 import { aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaRecordsRoutes } from "./routes/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_records.js";
@@ -25,13 +26,16 @@ export const api = {
   queries: { qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq_total: ["v1"] },
 } as const;
 
-/** Every route, under the project's name: /ppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp/<table>/<version>/... and /ppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp/<version>/<query>. */
+/**
+ * Every route, under the project's name: /ppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp/<table>/<version>/... and /ppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp/<version>/<query>,
+ * each route's validator and serializers compiled the first time it is called (src/http/compilers.ts).
+ */
 export const routes: FastifyPluginAsync<{
   store: Store;
-  custom?: FastifyPluginAsync;
   /** Where a batch's writes are told, one line each (AUDIT_LOG). */
   audit?: (request: FastifyRequest, write: Write) => void;
-}> = async (app, { store, custom, audit }) => {
+}> = async (app, { store, audit }) => {
+  compileOnFirstUse(app);
   // Each version's relations, read from the store's tables (expand).
   const related = {
     v1: relatedRecords(store.tables, "v1", relations.v1, renamed.v1),
@@ -70,7 +74,4 @@ export const routes: FastifyPluginAsync<{
       },
     },
   });
-  // Your own routes (src/custom/routes.ts)
-  if (custom)
-    await app.register(custom, { prefix: "/ppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp" });
 };

@@ -3,6 +3,7 @@ import type { FastifyPluginAsync, FastifyRequest } from "fastify";
 import type { Store } from "./store.js";
 import type { Write } from "./http/audit.js";
 import { batchRoute } from "./http/batch.js";
+import { compileOnFirstUse } from "./http/compilers.js";
 import { relatedRecords } from "./http/expand.js";
 import { relations, renamed } from "./relations.js";
 import { indexRoutes } from "./routes/index.js";
@@ -14,13 +15,16 @@ import { indexSchemas } from "./schemas/index.js";
  */
 export const api = { project: "notes", versions: ["v1"], tables: { index: ["v1"] }, queries: {} } as const;
 
-/** Every route, under the project's name: /notes/<table>/<version>/... and /notes/<version>/<query>. */
+/**
+ * Every route, under the project's name: /notes/<table>/<version>/... and /notes/<version>/<query>,
+ * each route's validator and serializers compiled the first time it is called (src/http/compilers.ts).
+ */
 export const routes: FastifyPluginAsync<{
   store: Store;
-  custom?: FastifyPluginAsync;
   /** Where a batch's writes are told, one line each (AUDIT_LOG). */
   audit?: (request: FastifyRequest, write: Write) => void;
-}> = async (app, { store, custom, audit }) => {
+}> = async (app, { store, audit }) => {
+  compileOnFirstUse(app);
   // Each version's relations, read from the store's tables (expand).
   const related = {
     v1: relatedRecords(store.tables, "v1", relations.v1, renamed.v1),
@@ -41,6 +45,4 @@ export const routes: FastifyPluginAsync<{
       index: { table: store.tables.index, schemas: indexSchemas },
     },
   });
-  // Your own routes (src/custom/routes.ts)
-  if (custom) await app.register(custom, { prefix: "/notes" });
 };
