@@ -12,8 +12,8 @@ export const ajvOptions = {
     useDefaults: false,
     verbose: true,
     // No check of each route schema against JSON Schema's meta-schema, whose own validator Ajv
-    // would compile first (some 25 ms of every start): compiling a schema still refuses a keyword
-    // it does not know or a value of the wrong type (`required: "name"`), and stops the start.
+    // would compile first (some 25 ms): compiling a schema still refuses a keyword it does not know
+    // or a value of the wrong type (`required: "name"`), which stops the start for your own routes.
     validateSchema: false,
     formats,
   },
