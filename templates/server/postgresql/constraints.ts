@@ -1,12 +1,12 @@
 import pg from "pg";
-import type { Db } from "./db.js";
+import type { Db, Named } from "./db.js";
 import { Failure, invalid, Referenced, type Referrer } from "./http/errors.js";
 
 /** A reference field and a statement telling whether the record it names exists. */
 export interface ReferenceCheck {
   field: string;
   table: string;
-  exists: pg.QueryConfig;
+  exists: Named;
 }
 
 /**
@@ -16,7 +16,7 @@ export interface ReferenceCheck {
  * lack a table it names, those that may.
  */
 export interface ReferrerCheck extends Referrer {
-  holds: pg.QueryConfig;
+  holds: Named;
 }
 
 const UNIQUE_VIOLATION = "23505";
@@ -39,7 +39,7 @@ export async function writeFailure(
     const given = values as Record<string, unknown>;
     const missing: string[] = [];
     for (const { field, table, exists } of references) {
-      if (given[field] != null && (await db.query({ ...exists, values: [given[field]] })).rowCount === 0) {
+      if (given[field] != null && (await db.query(exists([given[field]]))).rowCount === 0) {
         missing.push(`${field} refers to no ${table} record`);
       }
     }
@@ -61,7 +61,7 @@ export async function deleteFailure(db: Db, error: unknown, id: unknown, referre
   const holding: ReferrerCheck[] = [];
   for (const referrer of referrers) {
     if (holding.some(({ table }) => table === referrer.table)) continue;
-    if ((await db.query({ ...referrer.holds, values: [id] })).rowCount! > 0) holding.push(referrer);
+    if ((await db.query(referrer.holds([id]))).rowCount! > 0) holding.push(referrer);
   }
   return new Referenced(holding);
 }

@@ -4,6 +4,19 @@ import type { Config } from "./config.js";
 /** Values bound to a statement's parameters. */
 export type StoredValues = (string | number | boolean | null)[];
 
+/** A named statement, given the values to bind: each pooled connection prepares it once, on first use. */
+export type Named = (values: unknown[]) => pg.QueryConfig;
+
+/**
+ * The statement `name` runs `text` as, bound to the values it is given. Every statement object is
+ * made by this one literal, so all have one shape and pg reads them at full speed; a copy spread
+ * from a shared one (`{ ...find, values }`) gets a hidden class of its own each time in V8, which
+ * cost a show 7 % of its CPU.
+ */
+export function named(name: string, text: string): Named {
+  return (values) => ({ name, text, values });
+}
+
 const TIMESTAMPTZ = 1184;
 const TIMESTAMP = 1114;
 const INT8 = 20;

@@ -1,5 +1,5 @@
 import pg from "pg";
-import { types, type Db } from "./db.js";
+import { named, types, type Db, type Named } from "./db.js";
 import { invalid } from "./http/errors.js";
 
 export type Row = Record<string, unknown>;
@@ -12,10 +12,11 @@ const DATA_EXCEPTION = "22";
  * first time it runs it; on a read replica, or the primary when the request asks (`primary`). Values arrive converted by the pool's type parsers (see db.ts).
  */
 export function prepareQuery(db: Db, name: string, text: string, params: string[], bigints: string[] = []) {
-  const statement = bigints.length > 0 ? { name, text, types: int8AsText } : { name, text };
+  const statement: Named =
+    bigints.length > 0 ? (values) => ({ name, text, values, types: int8AsText }) : named(name, text);
   return async (values: unknown[], primary: boolean): Promise<Row[]> => {
     try {
-      const result = await db.read<Row>({ ...statement, values }, primary);
+      const result = await db.read<Row>(statement(values), primary);
       if (bigints.length > 0) numbersBack(result, bigints);
       return result.rows;
     } catch (error) {
