@@ -35,7 +35,12 @@ export interface Log {
 
 /** Requests whose lines are held as their fields (LINE_FIELDS each) before they are made into lines. */
 const HELD_REQUESTS = 100;
-const LINE_FIELDS = 6;
+const LINE_FIELDS = 7;
+/**
+ * Characters of made lines handed to the buffer at a time: half its size, as a line's bytes may be up
+ * to twice its characters (a request target's bytes from 0x80 on are one character each, two in UTF-8).
+ */
+const CHUNK_CHARS = BUFFER_BYTES / 2;
 
 /**
  * JSON lines on standard output, as pino writes them, held in a buffer of BUFFER_BYTES that is
@@ -44,9 +49,10 @@ const LINE_FIELDS = 6;
  * (`kill -9`: lost are the lines of the last LOG_FLUSH_MS, BUFFER_BYTES at most). LOG_FLUSH_MS=0:
  * no buffer, each line written as it is logged.
  *
- * A request's line is held as its fields and made with the other held ones, up to HELD_REQUESTS at
- * a time, when the buffer is written or another line is logged (lines keep their order), in one
- * loop rather than one at each request's end. A write's line (AUDIT_LOG) is made at once.
+ * A request's line (a write's too, AUDIT_LOG) is held as its fields and made with the other held
+ * ones, up to HELD_REQUESTS at a time, when the buffer is written or another line is logged (lines
+ * keep their order): in one loop, handed to the buffer a few kilobytes at a time, rather than one
+ * line at each request's end.
  *
  * The lines carry no hostname and no pid, which never change within a process; a cluster worker's
  * carry its pid, which tells the workers apart.
@@ -63,15 +69,40 @@ export function openLog({ logLevel, logFlushMs }: { logLevel: string; logFlushMs
   const pid = cluster.isWorker ? process.pid : undefined;
   const bindings = pid === undefined ? "" : `,"pid":${pid}`;
   const held: unknown[] = [];
-  const put = (line: string) => void output.write(Buffer.from(line) as unknown as string);
+  const put = (lines: string) => void output.write(Buffer.from(lines) as unknown as string);
+  /** A request's line; a write's says the write's fields too. */
+  const lineOf = (
+    time: number,
+    id: unknown,
+    method: unknown,
+    url: string,
+    status: unknown,
+    ms: number,
+    audit?: Audited,
+  ) => {
+    const head = requestHead(time, bindings, id, method, url, status, ms);
+    return audit === undefined ? `${head},"msg":"request"}\n` : `${head},${auditFields(audit)}}\n`;
+  };
   const makeHeld = () => {
+    let lines = "";
     for (let at = 0; at < held.length; at += LINE_FIELDS) {
-      const time = held[at] as number;
-      const url = held[at + 3] as string;
-      const head = requestHead(time, bindings, held[at + 1], held[at + 2], url, held[at + 4], held[at + 5] as number);
-      put(`${head},"msg":"request"}\n`);
+      const line = lineOf(
+        held[at] as number,
+        held[at + 1],
+        held[at + 2],
+        held[at + 3] as string,
+        held[at + 4],
+        held[at + 5] as number,
+        held[at + 6] as Audited | undefined,
+      );
+      if (lines.length + line.length > CHUNK_CHARS && lines !== "") {
+        put(lines);
+        lines = "";
+      }
+      lines += line;
     }
     held.length = 0;
+    if (lines !== "") put(lines);
   };
   const write = (line: string) => {
     if (held.length > 0) makeHeld();
@@ -92,21 +123,12 @@ export function openLog({ logLevel, logFlushMs }: { logLevel: string; logFlushMs
     options: { level: logLevel, stream: { write }, base: pid === undefined ? null : { pid } },
     flush,
     request(request, reply, audit) {
-      if (audit === undefined && buffered) {
-        held.push(Date.now(), request.id, request.method, request.url, reply.statusCode, reply.elapsedTime);
+      if (buffered) {
+        held.push(Date.now(), request.id, request.method, request.url, reply.statusCode, reply.elapsedTime, audit);
         if (held.length >= HELD_REQUESTS * LINE_FIELDS) makeHeld();
         return;
       }
-      const head = requestHead(
-        Date.now(),
-        bindings,
-        request.id,
-        request.method,
-        request.url,
-        reply.statusCode,
-        reply.elapsedTime,
-      );
-      write(audit === undefined ? `${head},"msg":"request"}\n` : `${head},${auditFields(audit)}}\n`);
+      write(lineOf(Date.now(), request.id, request.method, request.url, reply.statusCode, reply.elapsedTime, audit));
     },
     audit(request, audit) {
       write(
