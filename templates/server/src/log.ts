@@ -70,31 +70,20 @@ export function openLog({ logLevel, logFlushMs }: { logLevel: string; logFlushMs
   const bindings = pid === undefined ? "" : `,"pid":${pid}`;
   const held: unknown[] = [];
   const put = (lines: string) => void output.write(Buffer.from(lines) as unknown as string);
-  /** A request's line; a write's says the write's fields too. */
-  const lineOf = (
-    time: number,
-    id: unknown,
-    method: unknown,
-    url: string,
-    status: unknown,
-    ms: number,
-    audit?: Audited,
-  ) => {
-    const head = requestHead(time, bindings, id, method, url, status, ms);
-    return audit === undefined ? `${head},"msg":"request"}\n` : `${head},${auditFields(audit)}}\n`;
-  };
   const makeHeld = () => {
     let lines = "";
     for (let at = 0; at < held.length; at += LINE_FIELDS) {
-      const line = lineOf(
+      const head = requestHead(
         held[at] as number,
+        bindings,
         held[at + 1],
         held[at + 2],
         held[at + 3] as string,
         held[at + 4],
         held[at + 5] as number,
-        held[at + 6] as Audited | undefined,
       );
+      const audit = held[at + 6] as Audited | undefined;
+      const line = audit === undefined ? `${head},"msg":"request"}\n` : `${head},${auditFields(audit)}}\n`;
       if (lines.length + line.length > CHUNK_CHARS && lines !== "") {
         put(lines);
         lines = "";
@@ -123,12 +112,9 @@ export function openLog({ logLevel, logFlushMs }: { logLevel: string; logFlushMs
     options: { level: logLevel, stream: { write }, base: pid === undefined ? null : { pid } },
     flush,
     request(request, reply, audit) {
-      if (buffered) {
-        held.push(Date.now(), request.id, request.method, request.url, reply.statusCode, reply.elapsedTime, audit);
-        if (held.length >= HELD_REQUESTS * LINE_FIELDS) makeHeld();
-        return;
-      }
-      write(lineOf(Date.now(), request.id, request.method, request.url, reply.statusCode, reply.elapsedTime, audit));
+      held.push(Date.now(), request.id, request.method, request.url, reply.statusCode, reply.elapsedTime, audit);
+      // LOG_FLUSH_MS=0: made and written at once, as every other line.
+      if (!buffered || held.length >= HELD_REQUESTS * LINE_FIELDS) makeHeld();
     },
     audit(request, audit) {
       write(
