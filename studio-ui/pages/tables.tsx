@@ -138,6 +138,8 @@ export function TablesPage() {
     return first ? { kind: "table", name: first } : undefined;
   });
   const [checked, setChecked] = useState<TablesDraft | undefined>(undefined);
+  /** The last check could not run (its message is the page's notice): the problems shown are older. */
+  const [unchecked, setUnchecked] = useState(false);
   /**
    * What `expand` names on each table, as the last valid draft gives them (none while it has
    * problems); shown only for the draft it is of (a field just made a reference is in no older one).
@@ -185,9 +187,14 @@ export function TablesPage() {
           setProblems(answer.problems);
           setText(answer.text);
           setRelations(answer.relations);
+          setUnchecked(false);
           setChecked(current);
         } catch (error) {
+          // A failed check of a draft edited meanwhile says nothing of the newest: check that one
+          // (its own timer found this check running and left it to this loop).
+          if (latest.current !== current) continue;
           setNotice({ kind: "error", text: (error as Error).message });
+          setUnchecked(true);
           setChecked(current);
         }
         break;
@@ -269,17 +276,19 @@ export function TablesPage() {
     <div class="page tables-page">
       <PageHeader title="Tables">
         <span
-          class={`status-text${checking ? " checking" : problems.length > 0 ? " bad" : ""}`}
+          class={`status-text${checking ? " checking" : unchecked || problems.length > 0 ? " bad" : ""}`}
           role="status"
           aria-live="polite"
         >
           {checking
             ? "Checking…"
-            : problems.length > 0
-              ? `${problems.length} ${problems.length === 1 ? "problem" : "problems"}`
-              : draft.dirty
-                ? "Valid · unsaved changes"
-                : "Valid · saved"}
+            : unchecked
+              ? "Not checked"
+              : problems.length > 0
+                ? `${problems.length} ${problems.length === 1 ? "problem" : "problems"}`
+                : draft.dirty
+                  ? "Valid · unsaved changes"
+                  : "Valid · saved"}
         </span>
         <button type="button" class="button" onClick={() => setShowYaml(!showYaml)} aria-pressed={showYaml}>
           {showYaml ? "Hide YAML" : "Show YAML"}

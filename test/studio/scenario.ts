@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import puppeteer, { type Browser, type HTTPRequest, type Page } from "puppeteer-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { parse } from "yaml";
 import { toAiForm } from "../../src/ai/schema.ts";
@@ -303,6 +303,57 @@ export function studioScenario(database: Database): void {
         expect(await customerId()).toEqual(namedBuyer);
         expect(saved).not.toContain("reverse");
         expect(saved).toContain(COMMENT);
+      },
+    );
+
+    // The designer's own error path, on SQLite only: the studio's server made to fail its checks.
+    it.skipIf(database !== "sqlite")(
+      "a check that fails says so; one that fails while the user types still leaves the newest draft checked",
+      async () => {
+        const maxLength = "#field--customers--name--maxLength";
+        await go("#/p/shop/tables");
+        await page.locator(".designer-list ::-p-text(customers)").click();
+        await page.waitForSelector(maxLength);
+        /** What becomes of each check's request, the others going on as they are. */
+        let route: (request: HTTPRequest) => void = (request) => void request.continue();
+        const intercept = (request: HTTPRequest) =>
+          request.url().endsWith("/validate") ? route(request) : void request.continue();
+        const fail = (request: HTTPRequest) =>
+          request.respond({
+            status: 500,
+            contentType: "application/json",
+            body: JSON.stringify({ message: "The check could not run" }),
+          });
+        await page.setRequestInterception(true);
+        page.on("request", intercept);
+        try {
+          // Every check fails: the message on the page, and the status does not claim the draft valid.
+          route = (request) => void fail(request);
+          await type(maxLength, "70");
+          await waitText(".notice-error", "The check could not run");
+          await waitText(".page-header .status-text", "Not checked");
+          // The first check is held while the user types on; it fails once a newer draft's own timer has
+          // found it running. The newest draft is checked all the same.
+          const held = new Promise<HTTPRequest>((resolve) => {
+            route = (request) => {
+              route = (later) => void later.continue();
+              resolve(request);
+            };
+          });
+          await type(maxLength, "9");
+          const first = await held;
+          await type(maxLength, "80");
+          await new Promise((resolve) => setTimeout(resolve, 1_000)); // only so that the timer has run
+          await fail(first);
+          await valid();
+          expect(await page.$(".notice-error")).toBeNull();
+          expect(await page.$eval(maxLength, (element) => (element as HTMLInputElement).value)).toBe("80");
+        } finally {
+          page.off("request", intercept);
+          await page.setRequestInterception(false);
+        }
+        await button("Discard changes").click();
+        await waitText(".page-header .status-text", "Valid · saved");
       },
     );
 
