@@ -146,7 +146,7 @@ export function TablesPage() {
    */
   const [relations, setRelations] = useState<Relations>();
   const [saving, setSaving] = useState(false);
-  const [notice, setNotice] = useState<{ kind: "success" | "error"; text: string; stale?: boolean }>();
+  const [notice, setNotice] = useState<{ kind: "success" | "error"; title?: string; text: string; stale?: boolean }>();
   const [showYaml, setShowYaml] = useState(false);
 
   const setDraft = (next: TablesDraft) => {
@@ -193,7 +193,7 @@ export function TablesPage() {
           // A failed check of a draft edited meanwhile says nothing of the newest: check that one
           // (its own timer found this check running and left it to this loop).
           if (latest.current !== current) continue;
-          setNotice({ kind: "error", text: (error as Error).message });
+          setNotice({ kind: "error", title: "The draft could not be checked", text: (error as Error).message });
           setUnchecked(true);
           setChecked(current);
         }
@@ -301,7 +301,7 @@ export function TablesPage() {
         </button>
       </PageHeader>
       {notice && (
-        <Notice kind={notice.kind}>
+        <Notice kind={notice.kind} title={notice.title}>
           <pre class="message">{notice.text}</pre>
           {notice.stale && (
             <button type="button" class="button small" onClick={() => void discard()}>

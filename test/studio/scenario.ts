@@ -331,6 +331,7 @@ export function studioScenario(database: Database): void {
           route = (request) => void fail(request);
           await type(maxLength, "70");
           await waitText(".notice-error", "The check could not run");
+          expect(await text(".notice-error .notice-title")).toBe("The draft could not be checked");
           await waitText(".page-header .status-text", "Not checked");
           // The first check is held while the user types on; it fails once a newer draft's own timer has
           // found it running. The newest draft is checked all the same.
