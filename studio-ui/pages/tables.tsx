@@ -178,25 +178,22 @@ export function TablesPage() {
     running.current = true;
     try {
       for (let current = latest.current; current; current = latest.current) {
-        try {
-          const answer = await api<ValidateAnswer>("POST", `/api/projects/${encodeURIComponent(detail.id)}/validate`, {
-            manifest: current.manifest,
-            renames: current.renames,
-          });
-          if (latest.current !== current) continue; // edited meanwhile: check the newest
+        const answer = await api<ValidateAnswer>("POST", `/api/projects/${encodeURIComponent(detail.id)}/validate`, {
+          manifest: current.manifest,
+          renames: current.renames,
+        }).catch((error: Error) => error);
+        // Edited meanwhile (that draft's own timer found this check running): what came back, an
+        // answer or a failure, says nothing of the newest draft, which is checked next.
+        if (latest.current !== current) continue;
+        if (answer instanceof Error) {
+          setNotice({ kind: "error", title: "The draft could not be checked", text: answer.message });
+        } else {
           setProblems(answer.problems);
           setText(answer.text);
           setRelations(answer.relations);
-          setUnchecked(false);
-          setChecked(current);
-        } catch (error) {
-          // A failed check of a draft edited meanwhile says nothing of the newest: check that one
-          // (its own timer found this check running and left it to this loop).
-          if (latest.current !== current) continue;
-          setNotice({ kind: "error", title: "The draft could not be checked", text: (error as Error).message });
-          setUnchecked(true);
-          setChecked(current);
         }
+        setUnchecked(answer instanceof Error);
+        setChecked(current);
         break;
       }
     } finally {
