@@ -5,11 +5,7 @@ import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import Database from "better-sqlite3";
-import pg from "pg";
-import { serialize } from "pg-protocol";
 import type { Database as DatabaseKind } from "../manifest/schema.ts";
-import { engineAdapter as postgresMigrationAdapter } from "../runtime/prisma-adapter.ts";
-import { migrationAdapter as sqliteMigrationAdapter } from "../runtime/sqlite-prisma-adapter.ts";
 import type { DescribedColumn } from "../targets/target.ts";
 
 /** The file of a SQLite URL, relative paths taken from the server's directory (where it runs). */
@@ -34,6 +30,9 @@ export interface ScratchDatabase {
   close(): Promise<void>;
 }
 
+/** pg's client, loaded when a command first reaches PostgreSQL: a SQLite project's commands never load it. */
+const postgresClient = async () => (await import("pg")).default.Client;
+
 /**
  * How the CLI reaches each database: its driver, what a database needs once migrations are
  * applied, and a scratch database made of the given statements (no server needed).
@@ -44,7 +43,7 @@ interface Driver {
   pooled(url: string): Promise<boolean>;
   afterMigrations(url: string, outDir: string): void;
   /** The adapter Prisma's migration engine reaches the database through (the servers' own, src/runtime/). */
-  migrationAdapter(url: string, outDir: string): SqlMigrationAwareDriverAdapterFactory;
+  migrationAdapter(url: string, outDir: string): Promise<SqlMigrationAwareDriverAdapterFactory>;
   scratch(schema: string): Promise<ScratchDatabase>;
 }
 
@@ -67,7 +66,8 @@ const DRIVERS: Record<DatabaseKind, Driver> = {
       };
     },
     pooled: async () => false,
-    migrationAdapter: (url, outDir) => sqliteMigrationAdapter(`file:${sqlitePath(url, outDir)}`),
+    migrationAdapter: async (url, outDir) =>
+      (await import("../runtime/sqlite-prisma-adapter.ts")).migrationAdapter(`file:${sqlitePath(url, outDir)}`),
     // WAL is a property of a SQLite file: set once, after migrations, never by each server process.
     afterMigrations(url, outDir) {
       const db = new Database(sqlitePath(url, outDir));
@@ -86,7 +86,7 @@ const DRIVERS: Record<DatabaseKind, Driver> = {
   },
   postgresql: {
     async connect(url) {
-      const client = new pg.Client({ connectionString: url });
+      const client = new (await postgresClient())({ connectionString: url });
       try {
         await client.connect();
       } catch {
@@ -104,7 +104,7 @@ const DRIVERS: Record<DatabaseKind, Driver> = {
     // way sessions are the pooler's, and Prisma's migration lock (a session's advisory lock) would
     // wait forever there. A database that cannot be reached is no pooler: migrate says so itself.
     async pooled(url) {
-      const client = new pg.Client({ connectionString: url, options: "-c tablegen.session=kept" });
+      const client = new (await postgresClient())({ connectionString: url, options: "-c tablegen.session=kept" });
       client.on("error", () => undefined);
       try {
         await client.connect();
@@ -119,7 +119,7 @@ const DRIVERS: Record<DatabaseKind, Driver> = {
       }
     },
     afterMigrations() {},
-    migrationAdapter: (url) => postgresMigrationAdapter(url),
+    migrationAdapter: async (url) => (await import("../runtime/prisma-adapter.ts")).engineAdapter(url),
     // PGlite, PostgreSQL in WebAssembly; PostgreSQL gives each output column's type. One for the
     // process, made the first time (about a second), its public schema made anew for each check
     // (checks take turns), and closed once no check has come for SCRATCH_KEPT_MS.
@@ -195,6 +195,7 @@ async function describePostgres(db: PGlite, sql: string): Promise<DescribedColum
   const fields = (await db.describeQuery(sql)).resultFields;
   const columns: DescribedColumn[] = fields.map(({ name, dataTypeID }) => ({ name, typeId: dataTypeID }));
   if (!fields.some((field) => field.dataTypeID === INT8)) return columns;
+  const { serialize } = await import("pg-protocol");
   // Parse the unnamed statement, Describe it ('S': a statement, not a portal), Sync: pg's own serializer.
   const { messages } = await db.execProtocol(
     new Uint8Array(
@@ -318,7 +319,7 @@ export function migrationAdapter(
   database: DatabaseKind,
   url: string,
   outDir: string,
-): SqlMigrationAwareDriverAdapterFactory {
+): Promise<SqlMigrationAwareDriverAdapterFactory> {
   return DRIVERS[database].migrationAdapter(url, outDir);
 }
 

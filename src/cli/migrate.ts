@@ -122,7 +122,7 @@ export async function migrate(
     await applyMigrations(
       readFileSync(join(outDir, "prisma", "schema.prisma"), "utf8"),
       join(outDir, MIGRATIONS),
-      migrationAdapter(model.database, url, outDir),
+      await migrationAdapter(model.database, url, outDir),
     );
   } catch (error) {
     const failed = await forgetFailedMigrations(model.database, url, outDir);
