@@ -8,8 +8,12 @@ import { prettierConfig, type Sources } from "./templates.ts";
  */
 const FORMATTED = /\.(ts|js|json|md)$/;
 
-/** Files laid out at once: the formatter runs off this thread, so two keep two cores busy while the emitters go on. */
-const CONCURRENT = 2;
+/**
+ * Files laid out at once: the formatter runs off this thread, so that two files are laid out while
+ * this thread renders the next; with only two, the two OpenAPI documents of a large project would
+ * hold both and leave this thread waiting.
+ */
+const CONCURRENT = 3;
 
 /**
  * The formatter's options for the prettier configuration the generated server carries

@@ -16,7 +16,7 @@ import { templatePath } from "../targets/target.ts";
 import { fileTree, type FileTree } from "../tree/file-tree.ts";
 import { formatTree, serverFormatter, type EmittedFile, type Reuse } from "./format.ts";
 import { generatedHeader } from "./header.ts";
-import { openApiDocuments } from "./openapi.ts";
+import { openApiDocument } from "./openapi.ts";
 import { emitPrismaSchema } from "./prisma-schema.ts";
 import { packageJson } from "./project.ts";
 import { QUERY, queryContext } from "./queries.ts";
@@ -225,8 +225,10 @@ function* serverFiles(model: Model, sources: Sources): Generator<EmittedFile> {
   };
 
   // The documents as JSON.stringify writes them on one line: the formatter breaks what does not fit.
-  for (const [version, document] of openApiDocuments(model)) {
-    yield { path: `openapi/${version}.json`, text: JSON.stringify(document) + "\n" };
+  // First, and each made only when the formatter asks for it: the next is made while the formatter
+  // lays out the last, the largest files of a large project.
+  for (const version of model.versions) {
+    yield { path: `openapi/${version}.json`, text: JSON.stringify(openApiDocument(model, version)) + "\n" };
   }
   for (const [path, template] of Object.entries(SHARED_FILES))
     yield copy(path, sourceOf(sources, `server/${template}`));
