@@ -33,6 +33,7 @@ import {
   REPO,
   USERS,
   categoryId,
+  inTurn,
   median,
   medianBy,
   migrate,
@@ -403,10 +404,10 @@ export async function pgBenchmark<R extends PgRound>(
       if (round === 1) parity = await readParity(servers, endpoints);
       for (const endpoint of endpoints) {
         if (round === 1 && endpoint.method === "POST") parity.push(...(await createParity(servers, endpoint)));
-        for (const entry of loaded)
+        for (const entry of inTurn(loaded, round))
           await load(servers.get(entry.label)!, endpoint, settings.warmup, `${entry.label}-${round}-warmup`);
         const byLabel = rounds.get(endpoint.name)!;
-        for (const entry of loaded) {
+        for (const entry of inTurn(loaded, round)) {
           const server = servers.get(entry.label)!;
           const result = await measureRound({ ...server, kind: entry.label }, endpoint, round, databaseCpu);
           (byLabel[entry.label] ??= []).push(result);
@@ -467,7 +468,8 @@ export function renderPg<R extends PgRound>(result: PgResult<R>): string[] {
       `schemas and key check as \`bench/lean.ts\`, a pg.Pool of 10, named prepared statements, positional parameters). ` +
       `${settings.rounds} rounds, each on fresh servers, each on its own copy of the seeded database (\`CREATE DATABASE … ` +
       `TEMPLATE\`); per endpoint a ${settings.warmup} s warm-up of each, then ${settings.duration} s of each in the order ` +
-      `generated, lean${result.clustered ? ", generated ×2 (`dist/cluster.js`, WORKERS=2), lean ×2 (node:cluster, WORKERS=2)" : ""}; ` +
+      `generated, lean${result.clustered ? ", generated ×2 (`dist/cluster.js`, WORKERS=2), lean ×2 (node:cluster, WORKERS=2)" : ""}, ` +
+      `reversed every other round; ` +
       `every process has a pool of 10 connections. PostgreSQL's CPU (all its processes) is read apart from the server's.` +
       (POOLER
         ? ` The generated servers run with \`DATABASE_POOLER=${POOLER}\` (BENCH_PG_POOLER): every statement unnamed.`

@@ -60,6 +60,7 @@ import {
   KEY,
   LIST_PATH,
   load,
+  inTurn,
   median,
   medianBy,
   migrate,
@@ -278,7 +279,7 @@ async function main() {
 
     // 4. Load. Each round starts fresh server processes on fresh copies of the seeded database (so
     // a round samples the variation between processes too, and list always answers the 100 seeded
-    // users); per endpoint, a warm-up of each, then generated, ceiling, cluster.
+    // users); per endpoint, a warm-up of each, then generated, ceiling, cluster (reversed every other round).
     const loaded: ServerKind[] = withCluster ? [...KINDS, "cluster"] : KINDS;
     const only = process.env.BENCH_ENDPOINTS?.split(",");
     const endpoints = ENDPOINTS.filter((entry) => !only || only.includes(entry.name));
@@ -311,8 +312,9 @@ async function main() {
         if (round === 1 && endpoint.method === "POST") {
           parity.push(...(await compareCreates(servers.ceiling, compared, endpoint)));
         }
-        for (const kind of loaded) await load(servers[kind], endpoint, settings.warmup, `${kind}-${round}-warmup`);
-        for (const kind of loaded)
+        for (const kind of inTurn(loaded, round))
+          await load(servers[kind], endpoint, settings.warmup, `${kind}-${round}-warmup`);
+        for (const kind of inTurn(loaded, round))
           rounds.get(endpoint.name)![kind].push(await measureRound(servers[kind], endpoint, round));
       }
       afterLoad = Object.fromEntries(loaded.map((kind) => [kind, treeMemory(servers[kind].pid)]));
@@ -592,7 +594,7 @@ function render(data: {
       `(generated: \`node run.js server\` as \`npm start\` runs it, dist/ up to date; ceiling: esbuild-transpiled, ` +
       `\`node --enable-source-maps\`${withCluster ? "; cluster: `node run.js cluster`" : ""}) ` +
       `and database copies, with per endpoint a ${settings.warmup} s warm-up of each server, then ${settings.duration} s of generated, ` +
-      `then ${settings.duration} s of ceiling, then ${settings.duration} s of the lean ceiling${withCluster ? `, then ${settings.duration} s of cluster` : ""}; the median round by req/s. ` +
+      `then ${settings.duration} s of ceiling, then ${settings.duration} s of the lean ceiling${withCluster ? `, then ${settings.duration} s of cluster` : ""} (the reverse order every other round); the median round by req/s. ` +
       `Run took ${fmt(data.totalSeconds, 0)} s.`,
     ``,
     `### Throughput (generated / ceiling)`,
