@@ -32,9 +32,10 @@ const UNIT = [
 ];
 
 // The tests reach no TLS server but a generated one of their own, whose self-signed certificate no
-// CA store vouches for (e2e-runtime's client does not verify it). A machine's extra CA store (NODE_EXTRA_CA_CERTS, set on some machines) is read and parsed at the
-// start of every Node process, ≈ 50 ms of CPU each, and a run starts some 330 of them (the CLI,
-// generated servers, Prisma, npm): the workers and what they start go without it.
+// CA store vouches for (e2e-runtime's client does not verify it). A machine's extra CA store
+// (NODE_EXTRA_CA_CERTS, set on some machines) is read and parsed at the start of every Node process,
+// ≈ 50 ms of CPU each, and a run starts some 330 of them (the CLI, generated servers, Prisma, npm):
+// the workers and what they start go without it.
 delete process.env.NODE_EXTRA_CA_CERTS;
 
 export default defineConfig({

@@ -385,6 +385,7 @@ export async function pgBenchmark<R extends PgRound>(
     const rounds = new Map(endpoints.map((endpoint) => [endpoint.name, {} as Partial<Record<Label, R[]>>]));
     let parity: PgParity[] = [];
     for (let round = 1; round <= settings.rounds; round++) {
+      const order = inTurn(loaded, round);
       const servers = new Map<Label, Server>();
       for (const entry of loaded) {
         const server = await startServer({
@@ -404,10 +405,10 @@ export async function pgBenchmark<R extends PgRound>(
       if (round === 1) parity = await readParity(servers, endpoints);
       for (const endpoint of endpoints) {
         if (round === 1 && endpoint.method === "POST") parity.push(...(await createParity(servers, endpoint)));
-        for (const entry of inTurn(loaded, round))
+        for (const entry of order)
           await load(servers.get(entry.label)!, endpoint, settings.warmup, `${entry.label}-${round}-warmup`);
         const byLabel = rounds.get(endpoint.name)!;
-        for (const entry of inTurn(loaded, round)) {
+        for (const entry of order) {
           const server = servers.get(entry.label)!;
           const result = await measureRound({ ...server, kind: entry.label }, endpoint, round, databaseCpu);
           (byLabel[entry.label] ??= []).push(result);

@@ -279,7 +279,7 @@ async function main() {
 
     // 4. Load. Each round starts fresh server processes on fresh copies of the seeded database (so
     // a round samples the variation between processes too, and list always answers the 100 seeded
-    // users); per endpoint, a warm-up of each, then generated, ceiling, cluster (reversed every other round).
+    // users); per endpoint, a warm-up of each, then generated, ceiling, lean, cluster (reversed every other round).
     const loaded: ServerKind[] = withCluster ? [...KINDS, "cluster"] : KINDS;
     const only = process.env.BENCH_ENDPOINTS?.split(",");
     const endpoints = ENDPOINTS.filter((entry) => !only || only.includes(entry.name));
@@ -292,6 +292,7 @@ async function main() {
     let parity: Parity[] = [];
     let afterLoad: Partial<Record<ServerKind, Memory>> = {};
     for (let round = 1; round <= settings.rounds; round++) {
+      const order = inTurn(loaded, round);
       const servers = {} as Record<ServerKind, Server>;
       for (const kind of loaded) {
         const database = `${kind}-${round}.db`;
@@ -312,9 +313,8 @@ async function main() {
         if (round === 1 && endpoint.method === "POST") {
           parity.push(...(await compareCreates(servers.ceiling, compared, endpoint)));
         }
-        for (const kind of inTurn(loaded, round))
-          await load(servers[kind], endpoint, settings.warmup, `${kind}-${round}-warmup`);
-        for (const kind of inTurn(loaded, round))
+        for (const kind of order) await load(servers[kind], endpoint, settings.warmup, `${kind}-${round}-warmup`);
+        for (const kind of order)
           rounds.get(endpoint.name)![kind].push(await measureRound(servers[kind], endpoint, round));
       }
       afterLoad = Object.fromEntries(loaded.map((kind) => [kind, treeMemory(servers[kind].pid)]));
