@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { LongestFirst } from "./test/setup/sequencer.ts";
 
 /**
  * The fast tier (`npm run test:unit`, for the edit loop): the pure layers and what runs in this
@@ -52,6 +53,8 @@ export default defineConfig({
     // loads (TypeScript, prettier, Fastify, the generator) are loaded once per worker, not per file.
     // Each file still gets its own scratch directories, databases, ports and servers.
     isolate: false,
+    // The longest files first, on a fresh clone too (test/setup/sequencer.ts).
+    sequence: { sequencer: LongestFirst },
     // No test has a clock of its own: each waits on events (a server's "Listening on" line, a
     // process's exit, an answer, a file appearing), so a loaded machine makes it slower, not red.
     // This backstop only ends a test or hook that hangs.

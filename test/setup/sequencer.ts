@@ -1,0 +1,42 @@
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
+
+/**
+ * The files that take longest, most of it waiting on what they started (Chromium, servers killed
+ * and restarted, PostgreSQL, Prism) or holding the CPU in one piece (prettier, TypeScript): started
+ * first, longest first, so that they run beside the many short files rather than alone at the end.
+ * Vitest orders by the durations of the last run when it has them, by file size on a fresh clone
+ * (CI's), where these small files would come last.
+ */
+const LONGEST = [
+  "test/studio/browser-sqlite.test.ts",
+  "test/studio/browser-postgresql.test.ts",
+  "test/e2e-resilience.test.ts",
+  "test/e2e-custom.test.ts",
+  "test/emit/rendered.test.ts",
+  "test/e2e-openapi-tools.test.ts",
+  "test/e2e-versions.test.ts",
+  "test/typecheck.test.ts",
+];
+
+// A file renamed or removed would silently lose its place: say so instead.
+for (const path of LONGEST) {
+  if (!existsSync(fileURLToPath(new URL(`../../${path}`, import.meta.url)))) {
+    throw new Error(`test/setup/sequencer.ts names ${path}, which does not exist`);
+  }
+}
+
+export class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (file: TestSpecification) => {
+      const at = LONGEST.findIndex((path) => file.moduleId.endsWith(path));
+      return at < 0 ? LONGEST.length : at;
+    };
+    return sorted
+      .map((file, order) => ({ file, order }))
+      .sort((a, b) => rank(a.file) - rank(b.file) || a.order - b.order)
+      .map(({ file }) => file);
+  }
+}
