@@ -30,6 +30,7 @@ const UNIT = [
   "test/runtime/api-keys.test.ts",
   "test/runtime/formats.test.ts",
   "test/studio/units.test.ts",
+  "test/setup/sequencer.test.ts",
 ];
 
 // The tests reach no TLS server but a generated one of their own, whose self-signed certificate no
