@@ -732,8 +732,9 @@ export async function load(
 
 /**
  * The servers in a round's order: as given in odd rounds, reversed in even ones, so that no server is
- * always warmed and measured first (on PostgreSQL the same server cost 1.1–1.2× the CPU a request when
- * measured first, in the order of two runs alternated).
+ * always warmed and measured first. Where a server stands in the round moves its figures: on PostgreSQL
+ * the same server cost 1.1–1.2× the CPU a request when measured first; in a later SQLite run the one
+ * measured first was the faster (bench/RESULTS.md, Request logs).
  */
 export const inTurn = <T>(servers: readonly T[], round: number): T[] =>
   round % 2 === 1 ? [...servers] : [...servers].reverse();

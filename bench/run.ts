@@ -279,7 +279,8 @@ async function main() {
 
     // 4. Load. Each round starts fresh server processes on fresh copies of the seeded database (so
     // a round samples the variation between processes too, and list always answers the 100 seeded
-    // users); per endpoint, a warm-up of each, then generated, ceiling, lean, cluster (reversed every other round).
+    // users); per endpoint, a warm-up of each, then generated, ceiling, lean, cluster, in the reverse
+    // order every other round (inTurn).
     const loaded: ServerKind[] = withCluster ? [...KINDS, "cluster"] : KINDS;
     const only = process.env.BENCH_ENDPOINTS?.split(",");
     const endpoints = ENDPOINTS.filter((entry) => !only || only.includes(entry.name));

@@ -26,9 +26,7 @@ export class LongestFirst extends BaseSequencer {
       const at = LONGEST.findIndex((path) => file.moduleId.endsWith(path));
       return at < 0 ? LONGEST.length : at;
     };
-    return sorted
-      .map((file, order) => ({ file, order }))
-      .sort((a, b) => rank(a.file) - rank(b.file) || a.order - b.order)
-      .map(({ file }) => file);
+    // Array sort is stable: the files of one rank keep vitest's order.
+    return sorted.sort((a, b) => rank(a) - rank(b));
   }
 }
