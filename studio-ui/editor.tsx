@@ -36,6 +36,14 @@ export function CodeEditor({
   const changed = useRef(onChange);
   changed.current = onChange;
   const languageSlot = useRef(new Compartment());
+  /** The content's attributes: `aria-invalid` follows `invalid` (the SQL's check) without a new editor. */
+  const attributesSlot = useRef(new Compartment());
+  const attributes = () =>
+    EditorView.contentAttributes.of({
+      "aria-label": label,
+      ...(id && { id }),
+      ...(invalid && { "aria-invalid": "true" }),
+    });
   /** The text the editor last said it holds: a value other than it comes from outside (a reload, a discard). */
   const emitted = useRef(value);
   const external = useRef(false);
@@ -53,11 +61,7 @@ export function CodeEditor({
         EditorView.lineWrapping,
         EditorState.readOnly.of(readOnly),
         EditorView.editable.of(!readOnly),
-        EditorView.contentAttributes.of({
-          "aria-label": label,
-          ...(id && { id }),
-          ...(invalid && { "aria-invalid": "true" }),
-        }),
+        attributesSlot.current.of(attributes()),
         EditorView.updateListener.of((update) => {
           if (!update.docChanged || external.current) return;
           emitted.current = update.state.doc.toString();
@@ -90,6 +94,10 @@ export function CodeEditor({
       ),
     });
   }, [JSON.stringify(schema), database]);
+
+  useEffect(() => {
+    view.current?.dispatch({ effects: attributesSlot.current.reconfigure(attributes()) });
+  }, [invalid, id]);
 
   return <div class={`code-editor${invalid ? " invalid" : ""}`} ref={host} />;
 }

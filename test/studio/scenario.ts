@@ -125,7 +125,12 @@ export function studioScenario(database: Database): void {
     const manifest = () => readFile(join(project, "tablegen.yaml"), "utf8");
     /** Replaces a query's SQL in its editor, as typed. */
     const replaceSql = async (query: string, sql: string) => {
-      await page.locator(`[aria-label="SQL of ${query}"]`).click();
+      const editor = `[aria-label="SQL of ${query}"]`;
+      // Once the draft's check has answered: its problems, shown above the editor, move it down, and a
+      // click aimed before they appear lands beside it.
+      await page.waitForSelector(".page-header .status-text:not(.checking)");
+      await page.locator(editor).click();
+      await page.waitForFunction((target) => document.activeElement?.matches(target), {}, editor);
       await page.keyboard.down("Control");
       await page.keyboard.press("a");
       await page.keyboard.up("Control");
@@ -205,6 +210,7 @@ export function studioScenario(database: Database): void {
 
       await button("+ Add query").click();
       await type("#query--new_query-name", "customer_orders");
+      const sqlOfOrders = '[aria-label="SQL of customer_orders"]';
       await button("+ Add parameter").click();
       await type("#param--customer_orders--param-name", "customer_id");
       await page.select("#param--customer_orders--customer_id-type", "NUMBER");
@@ -212,9 +218,11 @@ export function studioScenario(database: Database): void {
         // A misspelt column: the query check's message (the database's own words) at the editor, then fixed.
         await replaceSql("customer_orders", CUSTOMER_ORDERS.replace("p.title", "p.titel"));
         await waitText("#query--customer_orders-sql-error", "no such column: p.titel");
+        expect(await page.$eval(sqlOfOrders, (element) => element.getAttribute("aria-invalid"))).toBe("true");
       }
       await replaceSql("customer_orders", CUSTOMER_ORDERS);
       await valid();
+      expect(await page.$eval(sqlOfOrders, (element) => element.getAttribute("aria-invalid"))).toBeNull();
       await button("Show YAML").click();
       await page.waitForSelector('[aria-label="tablegen.yaml as it would be saved"] .cm-content');
       await button("Hide YAML").click();
