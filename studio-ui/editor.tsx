@@ -36,13 +36,16 @@ export function CodeEditor({
   const changed = useRef(onChange);
   changed.current = onChange;
   const languageSlot = useRef(new Compartment());
-  /** The content's attributes: `aria-invalid` follows `invalid` (the SQL's check) without a new editor. */
+  /**
+   * The content's attributes, as errorProps gives other controls: while `invalid` (the SQL's check), it
+   * says so and names its message (`<id>-error`, a FieldError); they follow `invalid` without a new editor.
+   */
   const attributesSlot = useRef(new Compartment());
   const attributes = () =>
     EditorView.contentAttributes.of({
       "aria-label": label,
       ...(id && { id }),
-      ...(invalid && { "aria-invalid": "true" }),
+      ...(invalid && { "aria-invalid": "true", ...(id && { "aria-describedby": `${id}-error` }) }),
     });
   /** The text the editor last said it holds: a value other than it comes from outside (a reload, a discard). */
   const emitted = useRef(value);

@@ -219,10 +219,14 @@ export function studioScenario(database: Database): void {
         await replaceSql("customer_orders", CUSTOMER_ORDERS.replace("p.title", "p.titel"));
         await waitText("#query--customer_orders-sql-error", "no such column: p.titel");
         expect(await page.$eval(sqlOfOrders, (element) => element.getAttribute("aria-invalid"))).toBe("true");
+        expect(await page.$eval(sqlOfOrders, (element) => element.getAttribute("aria-describedby"))).toBe(
+          "query--customer_orders-sql-error",
+        );
       }
       await replaceSql("customer_orders", CUSTOMER_ORDERS);
       await valid();
       expect(await page.$eval(sqlOfOrders, (element) => element.getAttribute("aria-invalid"))).toBeNull();
+      expect(await page.$eval(sqlOfOrders, (element) => element.getAttribute("aria-describedby"))).toBeNull();
       await button("Show YAML").click();
       await page.waitForSelector('[aria-label="tablegen.yaml as it would be saved"] .cm-content');
       await button("Hide YAML").click();
