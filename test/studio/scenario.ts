@@ -123,12 +123,14 @@ export function studioScenario(database: Database): void {
       await page.$eval(selector, (element) => (element as HTMLElement).blur());
     };
     const manifest = () => readFile(join(project, "tablegen.yaml"), "utf8");
+    /** The Tables page's state of the draft: "Checking…" (class checking) until its check answers. */
+    const STATUS = ".page-header .status-text";
     /** Replaces a query's SQL in its editor, as typed. */
     const replaceSql = async (query: string, sql: string) => {
       const editor = `[aria-label="SQL of ${query}"]`;
       // Once the draft's check has answered: its problems, shown above the editor, move it down, and a
       // click aimed before they appear lands beside it.
-      await page.waitForSelector(".page-header .status-text:not(.checking)");
+      await page.waitForSelector(`${STATUS}:not(.checking)`);
       await page.locator(editor).click();
       await page.waitForFunction((target) => document.activeElement?.matches(target), {}, editor);
       await page.keyboard.down("Control");
@@ -137,7 +139,7 @@ export function studioScenario(database: Database): void {
       await page.keyboard.sendCharacter(sql);
     };
     /** The designer has checked the draft (the server's validator) and found it valid. */
-    const valid = () => waitText(".page-header .status-text", "Valid");
+    const valid = () => waitText(STATUS, "Valid");
 
     it("opens from the printed address alone, and creates a project as tablegen init does", async () => {
       await page.goto(studio.openUrl, { waitUntil: "networkidle0" });
@@ -267,7 +269,7 @@ export function studioScenario(database: Database): void {
         const save = async () => {
           await valid();
           await button("Save tablegen.yaml").click();
-          await waitText(".page-header .status-text", "Valid · saved");
+          await waitText(STATUS, "Valid · saved");
         };
         // What a blank name comes to, from the generator's own relations of the draft.
         await waitText(`${as}-hint`, "Blank: expand=customer, the field's name without _id.");
@@ -344,7 +346,7 @@ export function studioScenario(database: Database): void {
           await type(maxLength, "70");
           await waitText(".notice-error", "The check could not run");
           expect(await text(".notice-error .notice-title")).toBe("The draft could not be checked");
-          await waitText(".page-header .status-text", "Not checked");
+          await waitText(STATUS, "Not checked");
           // The first check is held while the user types on; it fails once a newer draft's own timer has
           // found it running. The newest draft is checked all the same.
           const held = new Promise<HTTPRequest>((resolve) => {
@@ -366,7 +368,7 @@ export function studioScenario(database: Database): void {
           await page.setRequestInterception(false);
         }
         await button("Discard changes").click();
-        await waitText(".page-header .status-text", "Valid · saved");
+        await waitText(STATUS, "Valid · saved");
       },
     );
 
