@@ -5,6 +5,7 @@ import { EditorState, Compartment } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
 import { basicSetup } from "codemirror";
 import { useEffect, useRef } from "preact/hooks";
+import { errorProps } from "./components.tsx";
 
 /**
  * A CodeMirror 6 editor: SQL (with the manifest's tables and columns for completion) or YAML
@@ -19,7 +20,7 @@ export function CodeEditor({
   readOnly = false,
   schema,
   database = "sqlite",
-  invalid = false,
+  error,
 }: {
   value: string;
   onChange?: (value: string) => void;
@@ -29,24 +30,21 @@ export function CodeEditor({
   readOnly?: boolean;
   schema?: Record<string, string[]>;
   database?: string;
-  invalid?: boolean;
+  /** The message of a check the text fails (its FieldError is `<id>-error`). */
+  error?: string | undefined;
 }) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | undefined>(undefined);
   const changed = useRef(onChange);
   changed.current = onChange;
   const languageSlot = useRef(new Compartment());
-  /**
-   * The content's attributes, as errorProps gives other controls: while `invalid` (the SQL's check), it
-   * says so and names its message (`<id>-error`, a FieldError); they follow `invalid` without a new editor.
-   */
+  /** The content's attributes: its label and, while `error` holds, errorProps as every other control has them. */
   const attributesSlot = useRef(new Compartment());
-  const attributes = () =>
-    EditorView.contentAttributes.of({
-      "aria-label": label,
-      ...(id && { id }),
-      ...(invalid && { "aria-invalid": "true", ...(id && { "aria-describedby": `${id}-error` }) }),
-    });
+  const attributes = () => {
+    const tied = id === undefined ? {} : errorProps(id, error);
+    const asText = Object.fromEntries(Object.entries(tied).map(([name, value]) => [name, String(value)]));
+    return EditorView.contentAttributes.of({ "aria-label": label, ...(id && { id }), ...asText });
+  };
   /** The text the editor last said it holds: a value other than it comes from outside (a reload, a discard). */
   const emitted = useRef(value);
   const external = useRef(false);
@@ -100,7 +98,7 @@ export function CodeEditor({
 
   useEffect(() => {
     view.current?.dispatch({ effects: attributesSlot.current.reconfigure(attributes()) });
-  }, [invalid, id]);
+  }, [error, id]);
 
-  return <div class={`code-editor${invalid ? " invalid" : ""}`} ref={host} />;
+  return <div class={`code-editor${error ? " invalid" : ""}`} ref={host} />;
 }

@@ -1416,7 +1416,7 @@ function QueryEditor({
           label={`SQL of ${name}`}
           schema={schema}
           database={manifest.database}
-          invalid={sqlError !== undefined}
+          error={sqlError}
           onChange={(sql) => update((copy) => void (copy.sql = sql))}
         />
         <FieldError id={`${base}-sql`} message={sqlError} />
