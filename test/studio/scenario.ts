@@ -97,6 +97,9 @@ export function studioScenario(database: Database): void {
       await page.evaluate((target) => (location.hash = target), hash);
     };
     const text = (selector: string) => page.$eval(selector, (element) => (element as HTMLElement).innerText);
+    /** An attribute of the element (null when it has none). */
+    const attribute = (selector: string, name: string) =>
+      page.$eval(selector, (element, wanted) => element.getAttribute(wanted), name);
     /** Waits until the element's text holds `expected`. */
     const waitText = (selector: string, expected: string) =>
       page.waitForFunction(
@@ -125,9 +128,11 @@ export function studioScenario(database: Database): void {
     const manifest = () => readFile(join(project, "tablegen.yaml"), "utf8");
     /** The Tables page's state of the draft: "Checking…" (class checking) until its check answers. */
     const STATUS = ".page-header .status-text";
+    /** A query's SQL editor (its content, which carries the label and the error's attributes). */
+    const sqlEditor = (query: string) => `[aria-label="SQL of ${query}"]`;
     /** Replaces a query's SQL in its editor, as typed. */
     const replaceSql = async (query: string, sql: string) => {
-      const editor = `[aria-label="SQL of ${query}"]`;
+      const editor = sqlEditor(query);
       // Once the draft's check has answered: its problems, shown above the editor, move it down, and a
       // click aimed before they appear lands beside it.
       await page.waitForSelector(`${STATUS}:not(.checking)`);
@@ -182,9 +187,7 @@ export function studioScenario(database: Database): void {
       // A problem is shown at its field: a maxLength of 0, then fixed.
       await type("#field--customers--name--maxLength", "0");
       await waitText(".field-block .field-error", "maxLength");
-      expect(
-        await page.$eval("#field--customers--name--maxLength", (element) => element.getAttribute("aria-invalid")),
-      ).toBe("true");
+      expect(await attribute("#field--customers--name--maxLength", "aria-invalid")).toBe("true");
       await type("#field--customers--name--maxLength", "80");
       await valid();
 
@@ -212,7 +215,7 @@ export function studioScenario(database: Database): void {
 
       await button("+ Add query").click();
       await type("#query--new_query-name", "customer_orders");
-      const sqlOfOrders = '[aria-label="SQL of customer_orders"]';
+      const sqlOfOrders = sqlEditor("customer_orders");
       await button("+ Add parameter").click();
       await type("#param--customer_orders--param-name", "customer_id");
       await page.select("#param--customer_orders--customer_id-type", "NUMBER");
@@ -220,15 +223,13 @@ export function studioScenario(database: Database): void {
         // A misspelt column: the query check's message (the database's own words) at the editor, then fixed.
         await replaceSql("customer_orders", CUSTOMER_ORDERS.replace("p.title", "p.titel"));
         await waitText("#query--customer_orders-sql-error", "no such column: p.titel");
-        expect(await page.$eval(sqlOfOrders, (element) => element.getAttribute("aria-invalid"))).toBe("true");
-        expect(await page.$eval(sqlOfOrders, (element) => element.getAttribute("aria-describedby"))).toBe(
-          "query--customer_orders-sql-error",
-        );
+        expect(await attribute(sqlOfOrders, "aria-invalid")).toBe("true");
+        expect(await attribute(sqlOfOrders, "aria-describedby")).toBe("query--customer_orders-sql-error");
       }
       await replaceSql("customer_orders", CUSTOMER_ORDERS);
       await valid();
-      expect(await page.$eval(sqlOfOrders, (element) => element.getAttribute("aria-invalid"))).toBeNull();
-      expect(await page.$eval(sqlOfOrders, (element) => element.getAttribute("aria-describedby"))).toBeNull();
+      expect(await attribute(sqlOfOrders, "aria-invalid")).toBeNull();
+      expect(await attribute(sqlOfOrders, "aria-describedby")).toBeNull();
       await button("Show YAML").click();
       await page.waitForSelector('[aria-label="tablegen.yaml as it would be saved"] .cm-content');
       await button("Hide YAML").click();
@@ -290,8 +291,8 @@ export function studioScenario(database: Database): void {
         expect(await text(`${as}-error`)).toBe(
           '"quantity" is a field of orders: a relation of orders needs a name of its own',
         );
-        expect(await page.$eval(as, (element) => element.getAttribute("aria-invalid"))).toBe("true");
-        expect(await page.$eval(as, (element) => element.getAttribute("aria-describedby"))).toBe(
+        expect(await attribute(as, "aria-invalid")).toBe("true");
+        expect(await attribute(as, "aria-describedby")).toBe(
           "field--orders--customer_id--as-hint field--orders--customer_id--as-error",
         );
         expect(await page.$$(".notice .problems")).toEqual([]); // shown at the control, not in the page's list
@@ -400,9 +401,7 @@ export function studioScenario(database: Database): void {
       await create({ name: "Ada again", email: "ada@example.com" });
       await page.waitForSelector("#record--customers--email-error");
       expect(await text("#record--customers--email-error")).toBe("email already exists");
-      expect(await page.$eval("#record--customers--email", (element) => element.getAttribute("aria-invalid"))).toBe(
-        "true",
-      );
+      expect(await attribute("#record--customers--email", "aria-invalid")).toBe("true");
 
       await go("#/p/shop/data?table=products");
       await create({ title: "Lamp", price: "19.5" });
