@@ -32,10 +32,11 @@ const storage: Storage = {
 
 /** The context of `templates/server/sqlite/table.ts.hbs`. */
 export interface SqliteTableContext extends TableContext {
-  /** Rows differ from records only when a value is stored in another form. */
-  converted: boolean;
-  /** A row's fields as SQLite holds them, each with the values.ts function that reads it back, if any. */
-  rowFields: { name: string; type: string; required: boolean; reader: string | undefined }[];
+  /**
+   * A row's fields as SQLite holds them, each with its column's place in the row (the id's is 0) and
+   * the values.ts function that reads it back, if any.
+   */
+  rowFields: { name: string; column: number; type: string; required: boolean; reader: string | undefined }[];
 }
 
 /** A date-time literal as SQLite stores it. */
@@ -81,9 +82,9 @@ export const sqlite: Target<SqliteTableContext> = {
     const context = tableContext(table, model, storage);
     return {
       ...context,
-      converted: converted.length > 0,
-      rowFields: table.fields.map((field) => ({
+      rowFields: table.fields.map((field, index) => ({
         name: field.name,
+        column: index + 1,
         type: field.kind === "boolean" ? "number" : TS_TYPES[field.kind],
         required: field.required,
         reader: READERS[field.kind],

@@ -20,14 +20,17 @@ const dialect: ListDialect = {
 /** Distinct statement shapes kept prepared per table; past it, the least recently made is dropped. */
 const CACHE_SIZE = 200;
 
-/** A table's list queries: each distinct statement prepared once and kept, values always bound. */
+/**
+ * A table's list queries: each distinct statement prepared once and kept, values always bound. Rows
+ * come as arrays of the columns' values, in their order (raw), as the table's module reads them.
+ */
 export function listPages<Row>(db: Db, table: ListTable, columns: string) {
   const cache = new Map<string, Database.Statement<unknown[]>>();
   const prepared = (sql: string) => {
     let statement = cache.get(sql);
     if (!statement) {
       if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
-      statement = db.prepare<unknown[]>(sql);
+      statement = db.prepare<unknown[]>(sql).raw();
       cache.set(sql, statement);
     }
     return statement;
@@ -45,7 +48,7 @@ export function listPages<Row>(db: Db, table: ListTable, columns: string) {
     const more = query.limit !== undefined && rows.length > query.limit;
     if (more) rows.pop();
     if (!count) return { rows, more };
-    const { total } = prepared(count.sql).get(...count.values) as { total: number };
+    const [total] = prepared(count.sql).get(...count.values) as [number];
     return { rows, more, total };
   };
 }

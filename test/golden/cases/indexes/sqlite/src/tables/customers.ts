@@ -8,21 +8,16 @@ import { listPages } from "../list.js";
 import { customersListTable, type CustomersInput, type CustomersRecord } from "../schemas/customers.js";
 import { apiDateTime, storedDateTime } from "../values.js";
 
-/** A row of customers, as SQLite holds it. */
-interface CustomersRow {
-  id: number;
-  email: string | null;
-  city: string | null;
-  joined_at: string | null;
-}
+/** A row of customers as SQLite answers it: its columns, in COLUMNS' order. */
+type CustomersRow = [id: number, email: string | null, city: string | null, joined_at: string | null];
 
-/** Every field named, so each record has one shape (faster than spreading the row). */
+/** A row as a record: every field named, so that each record has one shape. */
 function toRecord(row: CustomersRow): CustomersRecord {
   return {
-    id: row.id,
-    email: row.email,
-    city: row.city,
-    joined_at: apiDateTime(row.joined_at),
+    id: row[0],
+    email: row[1],
+    city: row[2],
+    joined_at: apiDateTime(row[3]),
   };
 }
 
@@ -50,12 +45,14 @@ const SQL = {
 
 /** The customers table's statements, prepared once, and the operations the routes run. */
 export function customersTable(db: Db) {
+  // Rows come as arrays (raw): better-sqlite3 makes an array faster than an object with the
+  // columns' names, and toRecord names the fields.
   const statements = {
-    find: db.prepare<[number], CustomersRow>(SQL.find),
-    insert: db.prepare<StoredValues, CustomersRow>(SQL.insert),
-    update: db.prepare<StoredValues, CustomersRow>(SQL.update),
+    find: db.prepare<[number], CustomersRow>(SQL.find).raw(),
+    insert: db.prepare<StoredValues, CustomersRow>(SQL.insert).raw(),
+    update: db.prepare<StoredValues, CustomersRow>(SQL.update).raw(),
     remove: db.prepare<[number]>(SQL.remove),
-    withIds: db.prepare<[string], CustomersRow>(SQL.withIds),
+    withIds: db.prepare<[string], CustomersRow>(SQL.withIds).raw(),
   };
   /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
   const referring: Record<string, typeof statements.withIds> = {};

@@ -11,6 +11,24 @@ import {
   type BbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenRecord,
 } from "../schemas/bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_children.js";
 
+/** A row of bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_children as SQLite answers it: its columns, in COLUMNS' order. */
+type BbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenRow = [
+  id: number,
+  rrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr_id: number,
+  nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn_notes: string | null,
+];
+
+/** A row as a record: every field named, so that each record has one shape. */
+function toRecord(
+  row: BbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenRow,
+): BbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenRecord {
+  return {
+    id: row[0],
+    rrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr_id: row[1],
+    nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn_notes: row[2],
+  };
+}
+
 const COLUMNS = `
   "id",
   "rrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr_id",
@@ -51,12 +69,18 @@ const SQL = {
 
 /** The bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_children table's statements, prepared once, and the operations the routes run. */
 export function bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenTable(db: Db) {
+  // Rows come as arrays (raw): better-sqlite3 makes an array faster than an object with the
+  // columns' names, and toRecord names the fields.
   const statements = {
-    find: db.prepare<[number], BbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenRecord>(SQL.find),
-    insert: db.prepare<StoredValues, BbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenRecord>(SQL.insert),
-    update: db.prepare<StoredValues, BbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenRecord>(SQL.update),
+    find: db.prepare<[number], BbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenRow>(SQL.find).raw(),
+    insert: db
+      .prepare<StoredValues, BbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenRow>(SQL.insert)
+      .raw(),
+    update: db
+      .prepare<StoredValues, BbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenRow>(SQL.update)
+      .raw(),
     remove: db.prepare<[number]>(SQL.remove),
-    withIds: db.prepare<[string], BbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenRecord>(SQL.withIds),
+    withIds: db.prepare<[string], BbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenRow>(SQL.withIds).raw(),
   };
   /** For each reference field, the records referring to some ids through it, at most 100 each, in id order. */
   const referring: Record<string, typeof statements.withIds> = {
@@ -67,6 +91,7 @@ export function bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenTa
     ) AS "referring" WHERE "tablegen_rank" <= 100 ORDER BY "id"
   `),
   };
+  for (const statement of Object.values(referring)) statement.raw();
   /** Reference fields, each with a statement telling whether the record it names exists. */
   const references: ReferenceCheck[] = [
     {
@@ -79,7 +104,7 @@ export function bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenTa
   ];
   /** References that can refuse a delete, each with a statement telling whether it holds an id. */
   const referrers: ReferrerCheck[] = [];
-  const pages = listPages<BbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenRecord>(
+  const pages = listPages<BbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenRow>(
     db,
     bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenListTable,
     COLUMNS,
@@ -91,7 +116,7 @@ export function bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenTa
    */
   const page = (query: ListQuery, _primary?: boolean) => {
     const { rows, ...rest } = pages(query);
-    return { records: rows, ...rest };
+    return { records: rows.map(toRecord), ...rest };
   };
 
   // Each operation waits for a lock another process holds without holding the event loop (db.ts).
@@ -102,10 +127,10 @@ export function bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenTa
     batchAfter: (after: number, _primary?: boolean) => jsonBatch(page({ ...WHOLE_TABLE, after }).records),
 
     /** The records with these ids (`expand`). */
-    withIds: (ids: unknown[]) => statements.withIds.all(JSON.stringify(ids)),
+    withIds: (ids: unknown[]) => statements.withIds.all(JSON.stringify(ids)).map(toRecord),
 
     /** The records referring to these ids through a reference field, at most 100 each, in id order (`expand`). */
-    referring: (field: string, ids: unknown[]) => referring[field]!.all(JSON.stringify(ids)),
+    referring: (field: string, ids: unknown[]) => referring[field]!.all(JSON.stringify(ids)).map(toRecord),
 
     find(
       rawId: string,
@@ -113,7 +138,7 @@ export function bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenTa
     ): BbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenRecord | undefined {
       const id = numberId(rawId);
       const row = id === undefined ? undefined : statements.find.get(id);
-      return row;
+      return row && toRecord(row);
     },
 
     create(
@@ -126,7 +151,7 @@ export function bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenTa
           nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn_notes:
             input.nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn_notes ?? null,
         })!;
-        return row;
+        return toRecord(row);
       } catch (error) {
         throw writeFailure(error, input, references);
       }
@@ -152,7 +177,7 @@ export function bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbChildrenTa
           nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn_notes:
             changes.nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn_notes ?? null,
         });
-        return row;
+        return row && toRecord(row);
       } catch (error) {
         throw writeFailure(error, changes, references);
       }
