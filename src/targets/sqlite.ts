@@ -33,8 +33,9 @@ const storage: Storage = {
 /** The context of `templates/server/sqlite/table.ts.hbs`. */
 export interface SqliteTableContext extends TableContext {
   /**
-   * A row's fields as SQLite holds them, each with its column's place in the row (the id's is 0) and
-   * the values.ts function that reads it back, if any.
+   * A row's fields as SQLite holds them, each with its column's place in the row (the statements
+   * return the id and then the fields, in the table's order: `returnedColumns` in tables.ts) and the
+   * values.ts function that reads it back, if any.
    */
   rowFields: { name: string; column: number; type: string; required: boolean; reader: string | undefined }[];
 }
