@@ -4,7 +4,7 @@ import { prismaModels } from "../migrate/schema-updates.ts";
 import { renamedIndexes } from "./renames.ts";
 import { columnKind } from "../model/build.ts";
 import { literal, plainDefault, quote, recordFinishedSql, tableLines } from "./sql.ts";
-import { TS_TYPES, defaultDateTime, tableContext, type Storage, type TableContext } from "./tables.ts";
+import { TS_TYPES, defaultDateTime, returnedFields, tableContext, type Storage, type TableContext } from "./tables.ts";
 import { DATABASE_MODULES, templatePath, type Target } from "./target.ts";
 
 /** Functions of the server's values.ts that read a stored value back into the API's. */
@@ -33,9 +33,8 @@ const storage: Storage = {
 /** The context of `templates/server/sqlite/table.ts.hbs`. */
 export interface SqliteTableContext extends TableContext {
   /**
-   * A row's fields as SQLite holds them, each with its column's place in the row (the statements
-   * return the id and then the fields, in the table's order: `returnedColumns` in tables.ts) and the
-   * values.ts function that reads it back, if any.
+   * A row's fields as SQLite holds them, each with its column's place in the row (as the statements
+   * return them: `returnedFields` in tables.ts) and the values.ts function that reads it back, if any.
    */
   rowFields: { name: string; column: number; type: string; required: boolean; reader: string | undefined }[];
 }
@@ -81,11 +80,12 @@ export const sqlite: Target<SqliteTableContext> = {
   tableContext(table: Table, model: Model) {
     const converted = table.fields.filter((field) => READERS[field.kind] !== undefined);
     const context = tableContext(table, model, storage);
+    const places = new Map(returnedFields(table).map(({ name }, place) => [name, place]));
     return {
       ...context,
-      rowFields: table.fields.map((field, index) => ({
+      rowFields: table.fields.map((field) => ({
         name: field.name,
-        column: index + 1,
+        column: places.get(field.name)!,
         type: field.kind === "boolean" ? "number" : TS_TYPES[field.kind],
         required: field.required,
         reader: READERS[field.kind],

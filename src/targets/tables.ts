@@ -232,9 +232,12 @@ export const ID_PARSERS = { number: "numberId", uuid: "uuidId", bigint: "bigintI
   IdParser
 >;
 
-/** The column list every statement of a table returns, `id` first, each as its database returns it. */
+/** The columns every statement of a table returns, in their order: the id, then the fields in the table's order. */
+export const returnedFields = (table: Table) => [{ name: "id", kind: idValueKind(table) }, ...table.fields];
+
+/** The column list every statement of a table returns (returnedFields), each as its database returns it. */
 function returnedColumns(table: Table, storage: Storage): string {
-  const columns = [{ name: "id", kind: idValueKind(table) }, ...table.fields];
+  const columns = returnedFields(table);
   if (!storage.returned || columns.every((column) => storage.returned!(column) === undefined))
     return columnList(columns.map(({ name }) => name));
   return sqlList(columns.map((column) => storage.returned!(column) ?? quote(column.name)));
