@@ -13,8 +13,23 @@ export interface TableVersion extends Omit<Table, "fields"> {
   fields: VersionField[];
 }
 
+/**
+ * Each table's versions, made once: the emitters ask for the same table in the same version many
+ * times (its schemas, routes, documents, README), and a large project's copies of its fields were
+ * a tenth of its generation. The model is not changed once built, so neither is a version of it.
+ */
+const versionsOf = new WeakMap<Table, Map<string, TableVersion>>();
+
 /** The table in a version: its fields that version has, named and required as that version has them. */
 export function tableInVersion(table: Table, version: string): TableVersion {
+  let versions = versionsOf.get(table);
+  if (versions === undefined) versionsOf.set(table, (versions = new Map()));
+  let view = versions.get(version);
+  if (view === undefined) versions.set(version, (view = madeInVersion(table, version)));
+  return view;
+}
+
+function madeInVersion(table: Table, version: string): TableVersion {
   return {
     ...table,
     version,

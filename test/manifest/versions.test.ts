@@ -42,6 +42,8 @@ describe("versions that differ", () => {
     ]);
     const v2 = tableInVersion(model.tables[0]!, "v2");
     expect(v2.fields.map((field) => field.name)).toEqual(["b", "c", "d"]);
+    // Made once per table and version: every emitter that asks gets the same view.
+    expect(tableInVersion(model.tables[0]!, "v1")).toBe(v1);
   });
 
   it("refuses a bad map of versions, each problem located", () => {
