@@ -744,7 +744,14 @@ function documented(
 
 /** The document without the shared parameters and responses none of its operations refers to. */
 function withoutUnusedComponents<T extends { paths: object; components: Record<string, object> }>(document: T): T {
-  const used = new Set([...JSON.stringify(document.paths).matchAll(/"\$ref":"([^"]+)"/g)].map((match) => match[1]));
+  // They are referred to from an operation's parameters and responses only (see ref's callers).
+  const used = new Set<unknown>();
+  for (const operations of Object.values(document.paths) as Record<string, JsonSchema>[]) {
+    for (const { parameters, responses } of Object.values(operations)) {
+      for (const parameter of (parameters ?? []) as JsonSchema[]) used.add(parameter.$ref);
+      for (const response of Object.values((responses ?? {}) as Record<string, JsonSchema>)) used.add(response.$ref);
+    }
+  }
   const components: Record<string, object> = {};
   for (const [kind, entries] of Object.entries(document.components)) {
     const kept =
