@@ -16,6 +16,14 @@ const FORMATTED = /\.(ts|js|json|md)$/;
 const CONCURRENT = 3;
 
 /**
+ * Characters from which a file is laid out alone, not beside another as large: a large project's
+ * OpenAPI documents (tens of megabytes) each take the formatter most of a gigabyte, which two
+ * threads taking at once must each get from the system afresh, in page faults that cost more CPU
+ * than the layout itself; one after the other, the second reuses the first's memory.
+ */
+export const LARGE = 1 << 20;
+
+/**
  * The formatter's options for the prettier configuration the generated server carries
  * (`.prettierrc.json`): oxfmt takes prettier's options and lays code out as prettier does, and a
  * user running prettier over the server gets the same files (test/golden.test.ts checks it with
@@ -73,6 +81,13 @@ export async function formatTree(
   const salt = `oxfmt ${formatter.version} ${JSON.stringify(formatter.options)}\n`;
   const written: { path: string; content: string; source: string; contentHash: string }[] = [];
   const pending = files[Symbol.iterator]();
+  // The large files (LARGE), laid out one after another on a turn of their own, beside the others.
+  let largeTurn: Promise<unknown> = Promise.resolve();
+  const large: Promise<void>[] = [];
+  const layOut = async (path: string, text: string, source: string) => {
+    const content = await formatFile(path, text, formatter.options);
+    written.push({ path, content, source, contentHash: textHash(content) });
+  };
   const work = async () => {
     for (let next = pending.next(); !next.done; next = pending.next()) {
       const { path, text, copied } = next.value;
@@ -82,11 +97,18 @@ export async function formatTree(
         continue;
       }
       const source = textHash(salt + text);
-      const content = reuse(path, source) ?? (await formatFile(path, text, formatter.options));
-      written.push({ path, content, source, contentHash: textHash(content) });
+      const reused = reuse(path, source);
+      if (reused !== undefined) written.push({ path, content: reused, source, contentHash: textHash(reused) });
+      else if (text.length < LARGE) await layOut(path, text, source);
+      else {
+        const laidOut = largeTurn.then(() => layOut(path, text, source));
+        largeTurn = laidOut.catch(() => undefined);
+        large.push(laidOut);
+      }
     }
   };
   await Promise.all(Array.from({ length: CONCURRENT }, work));
+  await Promise.all(large);
   const byPath = new Map(written.map((file) => [file.path, file]));
   const tree = fileTree(written.map(({ path, content }) => [path, content] as const));
   const listing = ownedListing(

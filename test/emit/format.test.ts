@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { previousOutput, writeOutput } from "../../src/cli/writer.ts";
-import { formatTree, type EmittedFile } from "../../src/emit/format.ts";
+import { LARGE, formatFile, formatTree, type EmittedFile } from "../../src/emit/format.ts";
 import { OWNED_FILES, parseOwnedListing } from "../../src/tree/file-tree.ts";
 
 // Every generated file goes through the formatter once; a later generation keeps a file whose
@@ -48,6 +48,43 @@ describe("formatTree", () => {
     await expect(formatTree(files([["src/broken.ts", "const a = {\n"]]), formatter)).rejects.toThrow(
       /^tablegen wrote src\/broken\.ts in a form the formatter cannot read: /,
     );
+  });
+
+  it("lays out large files (a large project's OpenAPI documents) as the others, one after another beside them", async () => {
+    const large = (name: string) =>
+      JSON.stringify({ name, items: Array.from({ length: LARGE / 20 }, (_, id) => ({ id, name })) });
+    const [first, second] = [large("first"), large("second")];
+    expect(Math.min(first.length, second.length)).toBeGreaterThan(LARGE);
+    const source = files([
+      ["openapi/v1.json", first],
+      ["openapi/v2.json", second],
+      ["a.ts", "const  a = 1\n"],
+      ["b.ts", "const  b = 2\n"],
+    ]);
+    const tree = await formatTree(source, formatter);
+    expect(tree.get("openapi/v1.json")).toBe(await formatFile("openapi/v1.json", first, formatter.options));
+    expect(tree.get("openapi/v2.json")).toBe(await formatFile("openapi/v2.json", second, formatter.options));
+    expect(tree.get("a.ts")).toBe("const a = 1;\n");
+    expect(tree.get("b.ts")).toBe("const b = 2;\n");
+    expect(parseOwnedListing(tree.get(OWNED_FILES)!).map(({ path }) => path)).toEqual([
+      "a.ts",
+      "b.ts",
+      "openapi/v1.json",
+      "openapi/v2.json",
+    ]);
+  });
+
+  it("names a large file the formatter cannot read, after the others are laid out", async () => {
+    const broken = `{"a": [${"1,".repeat(LARGE)}`;
+    await expect(
+      formatTree(
+        files([
+          ["openapi/v1.json", broken],
+          ["a.ts", "const  a = 1\n"],
+        ]),
+        formatter,
+      ),
+    ).rejects.toThrow(/^tablegen wrote openapi\/v1\.json in a form the formatter cannot read: /);
   });
 
   it("keeps what the previous generation wrote from the same source, and reformats what was edited since", async () => {
