@@ -1,10 +1,11 @@
+import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { previousOutput, writeOutput } from "../../src/cli/writer.ts";
 import { LARGE, formatFile, formatTree, type EmittedFile } from "../../src/emit/format.ts";
-import { OWNED_FILES, parseOwnedListing } from "../../src/tree/file-tree.ts";
+import { OWNED_FILES, parseOwnedListing, textHash } from "../../src/tree/file-tree.ts";
 
 // Every generated file goes through the formatter once; a later generation keeps a file whose
 // source and written content are unchanged instead of formatting it again.
@@ -106,6 +107,12 @@ describe("formatTree", () => {
     expect(reused).toEqual(["same.ts"]);
     expect(again.get("edited.ts")).toBe("export const edited = 2;\n");
     expect(again.get("same.ts")).toBe("export const same = 1;\n");
+  });
+
+  it("hashes a text's UTF-8 bytes as the listings of earlier versions did, whatever characters it holds", () => {
+    for (const text of ["", "plain", "naïve — 名前 🙂", "a lone \ud800 surrogate", "x".repeat(100_000)]) {
+      expect(textHash(text)).toBe(createHash("sha256").update(text, "utf8").digest("hex").slice(0, 16));
+    }
   });
 
   it("formats again when the formatter's version or configuration changes", async () => {
