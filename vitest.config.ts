@@ -20,6 +20,7 @@ const UNIT = [
   "test/emit/format.test.ts",
   "test/emit/laid-out.test.ts",
   "test/emit/openapi.test.ts",
+  "test/emit/precompiled.test.ts",
   "test/emit/typed-templates.test.ts",
   "test/ai/generate.test.ts",
   "test/ai/schema.test.ts",

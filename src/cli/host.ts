@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
-import type { Sources } from "../emit/templates.ts";
+import type { PrecompiledTemplates, Sources } from "../emit/templates.ts";
 import { MIGRATIONS, SNAPSHOT } from "../emit/migration.ts";
 import { UserError } from "../errors.ts";
 import { parseManifest, type ManifestSource } from "../manifest/load.ts";
@@ -20,6 +20,9 @@ import { inspectQueries, type QueryProblem } from "./queries.ts";
 
 let sources: Sources | undefined;
 
+/** Where `npm run build` writes the templates compiled ahead of time (scripts/precompile-templates.ts). */
+export const PRECOMPILED = "dist/templates.json";
+
 /** tablegen's templates, runtime sources and package versions, read once per process. */
 export function loadSources(): Sources {
   if (sources) return sources;
@@ -27,8 +30,13 @@ export function loadSources(): Sources {
     dependencies: Record<string, string>;
     devDependencies: Record<string, string>;
   };
+  const precompiled = packagePath(PRECOMPILED);
   sources = {
     templates: filesUnder(packagePath("templates")),
+    // Written by `npm run build`; the templates are compiled as they are read without it.
+    ...(existsSync(precompiled) && {
+      precompiled: JSON.parse(readFileSync(precompiled, "utf8")) as PrecompiledTemplates,
+    }),
     runtime: filesUnder(packagePath("src", "runtime")),
     packageVersions: { ...pkg.devDependencies, ...pkg.dependencies },
   };
