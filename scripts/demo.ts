@@ -17,7 +17,12 @@ console.log((await generate({ manifest: join(repo, "examples/blog.yaml"), out })
 
 const key = newSignatureKey();
 const env = { API_SIGNATURE_KEY: key, DATABASE_URL: "file:./demo.db", PORT: port };
-await writeFile(join(out, ".env"), Object.entries(env).map(([name, value]) => `${name}=${value}`).join("\n") + "\n");
+await writeFile(
+  join(out, ".env"),
+  Object.entries(env)
+    .map(([name, value]) => `${name}=${value}`)
+    .join("\n") + "\n",
+);
 await execa("npm", ["run", "--silent", "migrate"], { cwd: out, stdio: "inherit" });
 if (!existsSync(join(out, "demo.db"))) throw new Error("the migration did not create the database");
 
