@@ -40,6 +40,7 @@ const SHARED_FILES: Record<string, string> = {
   "src/env.ts": "src/env.ts",
   "src/hooked.ts": "src/hooked.ts",
   "src/server.ts": "src/server.ts",
+  "src/ticks.ts": "src/ticks.ts",
   "src/http/access.ts": "src/http/access.ts",
   "src/http/audit.ts": "src/http/audit.ts",
   "src/http/auth.ts": "src/http/auth.ts",

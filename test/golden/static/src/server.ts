@@ -1,3 +1,5 @@
+// First: what it does must happen before anything else runs (src/ticks.ts).
+import "./ticks.js";
 import { constants } from "node:os";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "./app.js";
