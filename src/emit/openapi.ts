@@ -747,9 +747,8 @@ function withoutUnusedComponents<T extends { paths: object; components: Record<s
   // They are referred to from an operation's parameters and responses only (see ref's callers).
   const used = new Set<unknown>();
   for (const operations of Object.values(document.paths) as Record<string, JsonSchema>[]) {
-    for (const { parameters, responses } of Object.values(operations)) {
-      for (const parameter of (parameters ?? []) as JsonSchema[]) used.add(parameter.$ref);
-      for (const response of Object.values((responses ?? {}) as Record<string, JsonSchema>)) used.add(response.$ref);
+    for (const { parameters = [], responses = {} } of Object.values(operations)) {
+      for (const { $ref } of [...(parameters as JsonSchema[]), ...Object.values(responses as object)]) used.add($ref);
     }
   }
   const components: Record<string, object> = {};

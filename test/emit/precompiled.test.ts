@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { loadSources } from "../../src/cli/host.ts";
+import { join } from "node:path";
+import { loadSources, readManifestFile } from "../../src/cli/host.ts";
 import { emitServer } from "../../src/emit/index.ts";
 import { README, readmeContext } from "../../src/emit/readme.ts";
 import { precompileTemplates, renderer, type Sources } from "../../src/emit/templates.ts";
-import { exampleTree } from "../helpers/generate.ts";
+import { EXAMPLES, exampleTree } from "../helpers/generate.ts";
 
 // `npm run build` compiles the templates ahead of time (dist/templates.json, precompileTemplates);
 // the renderer uses that code while every template's text is the one it was compiled from.
@@ -12,6 +13,8 @@ const { templates, runtime, packageVersions } = loadSources();
 /** The templates as they are read without a build, compiled as they render. */
 const fromTexts: Sources = { templates, runtime, packageVersions };
 const precompiled = precompileTemplates(templates);
+/** The blog example's model, for the README's template. */
+const { model } = readManifestFile(join(EXAMPLES, "blog.yaml"));
 
 describe("precompiled templates", () => {
   it("are every .hbs template, made from its text", () => {
@@ -29,8 +32,7 @@ describe("precompiled templates", () => {
     expect([...tree]).toEqual([...compiled]);
   });
 
-  it("are used while every template's text is the one they were compiled from", async () => {
-    const { model } = await exampleTree("blog");
+  it("are used while every template's text is the one they were compiled from", () => {
     // README's code replaced by other code under the same hash: what renders is that code.
     const other = precompileTemplates(new Map([[README, "Precompiled for {{project}}."]])).templates[README]!;
     const swapped = { ...precompiled.templates, [README]: { ...precompiled.templates[README]!, spec: other.spec } };
@@ -38,16 +40,14 @@ describe("precompiled templates", () => {
     expect(render(README, readmeContext(model))).toBe("Precompiled for blog.");
   });
 
-  it("are not used once a template's text changed since they were compiled: the texts are compiled instead", async () => {
-    const { model } = await exampleTree("blog");
+  it("are not used once a template's text changed since they were compiled: the texts are compiled instead", () => {
     const edited = new Map(templates);
     edited.set(README, `${templates.get(README)!}\nEdited since the build.\n`);
     const render = renderer({ ...fromTexts, templates: edited, precompiled }, model.database);
     expect(render(README, readmeContext(model))).toMatch(/Edited since the build\.\n$/);
   });
 
-  it("are not used when another Handlebars compiled them", async () => {
-    const { model } = await exampleTree("blog");
+  it("are not used when another Handlebars compiled them", () => {
     const other = { ...precompiled, handlebars: "0.0.0" };
     // Code that would say so if it ran: the renderer compiles the texts instead.
     const broken = Object.fromEntries(
