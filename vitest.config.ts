@@ -28,6 +28,7 @@ const UNIT = [
   "test/cli/init.test.ts",
   "test/cli/prisma.test.ts",
   "test/cli/queries.test.ts",
+  "test/cli/described-cache.test.ts",
   "test/runtime/api-keys.test.ts",
   "test/runtime/formats.test.ts",
   "test/studio/units.test.ts",
@@ -63,7 +64,8 @@ export default defineConfig({
     testTimeout: 600_000,
     hookTimeout: 600_000,
     projects: [
-      { extends: true, test: { name: "unit", include: UNIT } },
+      // The run's scratch root (its cache of query checks among it).
+      { extends: true, test: { name: "unit", include: UNIT, globalSetup: ["test/setup/run-root.ts"] } },
       {
         extends: true,
         test: {

@@ -7,6 +7,7 @@ import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapt
 import Database from "better-sqlite3";
 import type { Database as DatabaseKind } from "../manifest/schema.ts";
 import type { DescribedColumn } from "../targets/target.ts";
+import { describedCache, type Described } from "./described-cache.ts";
 
 /** The file of a SQLite URL, relative paths taken from the server's directory (where it runs). */
 function sqlitePath(url: string, outDir: string): string {
@@ -25,7 +26,10 @@ interface Connection {
 
 /** An empty database of a kind, holding only the model's tables, in which custom queries are prepared. */
 export interface ScratchDatabase {
-  /** The output columns of a query, prepared and not run; throws the database's message when it refuses it. */
+  /**
+   * The output columns of one of the queries the database was made for, prepared and not run;
+   * throws the database's message when it refuses it.
+   */
   describe(sql: string): Promise<DescribedColumn[]>;
   close(): Promise<void>;
 }
@@ -44,7 +48,7 @@ interface Driver {
   afterMigrations(url: string, outDir: string): void;
   /** The adapter Prisma's migration engine reaches the database through (the servers' own, src/runtime/). */
   migrationAdapter(url: string, outDir: string): Promise<SqlMigrationAwareDriverAdapterFactory>;
-  scratch(schema: string): Promise<ScratchDatabase>;
+  scratch(schema: string, queries: string[]): Promise<ScratchDatabase>;
 }
 
 const DRIVERS: Record<DatabaseKind, Driver> = {
@@ -122,8 +126,26 @@ const DRIVERS: Record<DatabaseKind, Driver> = {
     migrationAdapter: async (url) => (await import("../runtime/prisma-adapter.ts")).engineAdapter(url),
     // PGlite, PostgreSQL in WebAssembly; PostgreSQL gives each output column's type. One for the
     // process, made the first time (about a second), its public schema made anew for each check
-    // (checks take turns), and closed once no check has come for SCRATCH_KEPT_MS.
-    async scratch(schema) {
+    // (checks take turns), and closed once no check has come for SCRATCH_KEPT_MS. What it answers
+    // is kept (src/cli/described-cache.ts): when every query was answered before over the same
+    // tables, no PGlite is started.
+    async scratch(schema, queries) {
+      const cache = describedCache(pgliteVersion());
+      const kept = new Map<string, Described>();
+      for (const sql of queries) {
+        const described = cache?.get(schema, sql);
+        if (described) kept.set(sql, described);
+      }
+      const answer = (described: Described) => {
+        if ("error" in described) throw new Error(described.error);
+        return described.columns;
+      };
+      if (kept.size === new Set(queries).size) {
+        return {
+          describe: async (sql) => answer(kept.get(sql) ?? { error: `not a query of this check: ${sql}` }),
+          close: async () => {},
+        };
+      }
       const done = await turn();
       try {
         const db = await (scratchPostgres ??= emptyPostgres().catch((error: unknown) => {
@@ -131,7 +153,20 @@ const DRIVERS: Record<DatabaseKind, Driver> = {
           throw error;
         }));
         await db.exec(`DROP SCHEMA public CASCADE; CREATE SCHEMA public; ${schema}`);
-        return { describe: (sql) => describePostgres(db, sql), close: async () => done() };
+        const describe = async (sql: string) => {
+          const known = kept.get(sql);
+          if (known) return answer(known);
+          try {
+            const columns = await describePostgres(db, sql);
+            cache?.set(schema, sql, { columns });
+            return columns;
+          } catch (error) {
+            // The database's refusal is kept; a failure of PGlite itself is not.
+            if (isDatabaseError(error)) cache?.set(schema, sql, { error: error.message });
+            throw error;
+          }
+        };
+        return { describe, close: async () => done() };
       } catch (error) {
         done();
         throw error;
@@ -146,8 +181,8 @@ export function throughPooler(database: DatabaseKind, url: string): Promise<bool
 }
 
 /** A scratch database of a kind, made of `schema` (the model's tables). */
-export function scratchDatabase(database: DatabaseKind, schema: string): Promise<ScratchDatabase> {
-  return DRIVERS[database].scratch(schema);
+export function scratchDatabase(database: DatabaseKind, schema: string, queries: string[]): Promise<ScratchDatabase> {
+  return DRIVERS[database].scratch(schema, queries);
 }
 
 /** The process's PGlite for checks (scratch databases on PostgreSQL), once made. */
@@ -180,9 +215,18 @@ export function releaseScratchPostgres(): Promise<void> {
 
 /** The version of the PGlite installed (its package.json, beside its dist/, is not exported). */
 function pgliteVersion(): string {
-  const entry = createRequire(import.meta.url).resolve("@electric-sql/pglite");
-  const manifest = join(dirname(dirname(entry)), "package.json");
-  return (JSON.parse(readFileSync(manifest, "utf8")) as { version: string }).version;
+  if (installedPglite === undefined) {
+    const entry = createRequire(import.meta.url).resolve("@electric-sql/pglite");
+    const manifest = join(dirname(dirname(entry)), "package.json");
+    installedPglite = (JSON.parse(readFileSync(manifest, "utf8")) as { version: string }).version;
+  }
+  return installedPglite;
+}
+let installedPglite: string | undefined;
+
+/** A refusal of PostgreSQL's own, with its SQLSTATE code (a missing column, a syntax error). */
+function isDatabaseError(error: unknown): error is Error {
+  return error instanceof Error && /^[0-9A-Z]{5}$/.test(String((error as { code?: unknown }).code));
 }
 
 /**

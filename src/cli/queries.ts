@@ -77,11 +77,12 @@ type Described = Map<string, QueryColumn[] | string>;
 async function describeQueries(model: Model, database: Database): Promise<Described> {
   const target = targetFor(database);
   const described: Described = new Map();
-  const db = await scratchDatabase(database, scratchTables(model, target.tableSql));
+  const sqls = model.queries.map((query) => target.querySql(query));
+  const db = await scratchDatabase(database, scratchTables(model, target.tableSql), sqls);
   try {
-    for (const query of model.queries) {
+    for (const [index, query] of model.queries.entries()) {
       try {
-        const columns = await db.describe(target.querySql(query));
+        const columns = await db.describe(sqls[index]!);
         described.set(
           query.name,
           columns.map((column) => ({ name: column.name, kind: target.columnKind(model, column) })),

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { SCHEMA_NAME } from "../../src/ai/generate.ts";
 import { EXAMPLE_MANIFEST, SYSTEM_PROMPT } from "../../src/ai/prompt.ts";
 import { AI_JSON_SCHEMA, toAiForm } from "../../src/ai/schema.ts";
+import { QUERY_CACHE_VARIABLE } from "../../src/cli/described-cache.ts";
 import { REPO, scratchDir } from "../helpers/generate.ts";
 import { startFakeOpenAI, type FakeOpenAI, type Reply } from "./fake-openai.ts";
 
@@ -30,11 +31,13 @@ async function serve(replies: Reply[]): Promise<FakeOpenAI> {
 
 /**
  * Runs the CLI with only the environment given (no OPENAI_* or TABLEGEN_* variables of the
- * machine running the tests), its standard input not a terminal.
+ * machine running the tests, but the run's own cache of query checks), its standard input not a terminal.
  */
 function tablegen(cwd: string, args: string[], env: Record<string, string> = {}) {
   const base = Object.fromEntries(
-    ["PATH", "HOME", "TMPDIR"].flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])),
+    ["PATH", "HOME", "TMPDIR", QUERY_CACHE_VARIABLE].flatMap((name) =>
+      process.env[name] ? [[name, process.env[name]!]] : [],
+    ),
   );
   return execa(process.execPath, [join(REPO, "bin/tablegen.js"), ...args], {
     cwd,
@@ -51,7 +54,9 @@ async function npxTablegen(cwd: string, args: string[], env: Record<string, stri
   await writeFile(join(cwd, "package.json"), '{ "name": "npx-project", "private": true }\n');
   await symlink(join(REPO, "bin", "tablegen.js"), join(cwd, "node_modules", ".bin", "tablegen"));
   const base = Object.fromEntries(
-    ["PATH", "HOME", "TMPDIR"].flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])),
+    ["PATH", "HOME", "TMPDIR", QUERY_CACHE_VARIABLE].flatMap((name) =>
+      process.env[name] ? [[name, process.env[name]!]] : [],
+    ),
   );
   return execa("npx", ["tablegen", ...args], {
     cwd,

@@ -1,3 +1,5 @@
+import { join } from "node:path";
+import { QUERY_CACHE_VARIABLE } from "../../src/cli/described-cache.ts";
 import { RUN_ROOT_VARIABLE, createRunRoot } from "../helpers/run-root.ts";
 import { watchdog } from "../helpers/watchdog.ts";
 
@@ -6,8 +8,13 @@ import { watchdog } from "../helpers/watchdog.ts";
 // the run is killed), unless TABLEGEN_KEEP_TEST_ROOT=1 asks to keep it for a look at what a
 // failing test left behind.
 export default function setup() {
+  // Both tiers set it up: the first one of a run makes the root, and removes it.
+  if (process.env[RUN_ROOT_VARIABLE]) return;
   const root = createRunRoot();
   process.env[RUN_ROOT_VARIABLE] = root;
+  // PostgreSQL's answers to the query checks are kept for the run alone (src/cli/described-cache.ts):
+  // each run asks PGlite afresh, once per tables and query.
+  process.env[QUERY_CACHE_VARIABLE] = join(root, "query-cache");
   // The Prisma processes of the run (Prisma Client generation, a server's npm run migrate) start no
   // update check of their own: a process more each, and a request to the network.
   process.env.CHECKPOINT_DISABLE = "1";

@@ -1,0 +1,106 @@
+import { createHash } from "node:crypto";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { DescribedColumn } from "../targets/target.ts";
+
+// PostgreSQL's answers to the query check, kept between runs: a query's output columns, or the
+// message refusing it, depend only on PostgreSQL (PGlite's version), the tables and the query's SQL.
+// A `generate`, `migrate` or `ai` whose tables and queries were checked before, in any process,
+// starts no PGlite (about a second of CPU); the kinds answered are worked out from the kept answers
+// anew each time.
+
+/** What PostgreSQL said of a query: its output columns, or its message refusing it. */
+export type Described = { columns: DescribedColumn[] } | { error: string };
+
+/** Answers kept for the tables and queries of one PostgreSQL (PGlite) version. */
+export interface DescribedCache {
+  get(schema: string, sql: string): Described | undefined;
+  set(schema: string, sql: string, described: Described): void;
+}
+
+/** The environment variable naming the cache's folder; set to an empty value, no answer is kept. */
+export const QUERY_CACHE_VARIABLE = "TABLEGEN_QUERY_CACHE";
+/** Bumped when what an answer holds changes: answers kept by an earlier tablegen are then not read. */
+const FORMAT = 1;
+/** Past this many answers, the older half is removed. */
+const KEPT = 1000;
+
+/**
+ * The cache of the answers of `version` (PGlite's), in $TABLEGEN_QUERY_CACHE or the OS's temporary
+ * directory; none when the variable is empty or the folder is not the user's own and closed to
+ * others (anyone who can write there could make a check answer what they like).
+ */
+export function describedCache(version: string): DescribedCache | undefined {
+  const setting = process.env[QUERY_CACHE_VARIABLE];
+  if (setting === "") return undefined;
+  const dir = setting ?? join(tmpdir(), "tablegen-queries");
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const folder = lstatSync(dir);
+    if (!folder.isDirectory() || (folder.mode & 0o022) !== 0) return undefined;
+    if (process.getuid && folder.uid !== process.getuid()) return undefined;
+  } catch {
+    return undefined;
+  }
+  const file = (schema: string, sql: string) =>
+    join(
+      dir,
+      `${createHash("sha256")
+        .update(JSON.stringify([FORMAT, version, schema, sql]))
+        .digest("hex")}.json`,
+    );
+  return {
+    get(schema, sql) {
+      try {
+        const kept: unknown = JSON.parse(readFileSync(file(schema, sql), "utf8"));
+        return isDescribed(kept) ? kept : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    set(schema, sql, described) {
+      const path = file(schema, sql);
+      const partial = `${path}.${process.pid}`;
+      try {
+        writeFileSync(partial, JSON.stringify(described), { mode: 0o600 });
+        renameSync(partial, path);
+        prune(dir);
+      } catch {
+        // Only time is lost: the next check asks PostgreSQL again.
+        rmSync(partial, { force: true });
+      }
+    },
+  };
+}
+
+/** Whether a kept file holds an answer as `set` writes it. */
+function isDescribed(value: unknown): value is Described {
+  if (typeof value !== "object" || value === null) return false;
+  const { columns, error } = value as { columns?: unknown; error?: unknown };
+  if (typeof error === "string") return columns === undefined;
+  return (
+    Array.isArray(columns) &&
+    columns.every(
+      (column: Partial<Record<keyof DescribedColumn, unknown>>) =>
+        typeof column === "object" &&
+        column !== null &&
+        typeof column.name === "string" &&
+        (column.typeId === undefined || typeof column.typeId === "number") &&
+        (column.table == null || typeof column.table === "string") &&
+        (column.column == null || typeof column.column === "string"),
+    )
+  );
+}
+
+/** Removes the older half of the answers once there are more than KEPT. */
+function prune(dir: string): void {
+  const names = readdirSync(dir).filter((name) => name.endsWith(".json"));
+  if (names.length <= KEPT) return;
+  const dated = names.map((name) => ({
+    name,
+    time: statSync(join(dir, name), { throwIfNoEntry: false })?.mtimeMs ?? 0,
+  }));
+  dated.sort((a, b) => a.time - b.time);
+  for (const { name } of dated.slice(0, names.length - KEPT / 2)) rmSync(join(dir, name), { force: true });
+}
