@@ -1,11 +1,13 @@
 import { mkdir, readFile, readdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SCHEMA_NAME } from "../../src/ai/generate.ts";
 import { EXAMPLE_MANIFEST, SYSTEM_PROMPT } from "../../src/ai/prompt.ts";
 import { AI_JSON_SCHEMA, toAiForm } from "../../src/ai/schema.ts";
 import { QUERY_CACHE_VARIABLE } from "../../src/cli/described-cache.ts";
+import { checkQueries } from "../../src/cli/queries.ts";
+import { buildModel } from "../../src/model/build.ts";
 import { REPO, scratchDir } from "../helpers/generate.ts";
 import { startFakeOpenAI, type FakeOpenAI, type Reply } from "./fake-openai.ts";
 
@@ -18,6 +20,13 @@ const MISSING_KEY =
 const NEXT = "Next: tablegen generate && tablegen migrate && cd server && npm install && npm start";
 
 const servers: FakeOpenAI[] = [];
+
+// The draft's queries checked once, in this process, before the commands below run side by side:
+// they find PostgreSQL's answers kept in the run's cache (src/cli/described-cache.ts), as a user's
+// later run does, instead of each starting a PGlite of its own (test/cli/ covers the checks).
+beforeAll(async () => {
+  await checkQueries(buildModel(EXAMPLE_MANIFEST));
+});
 
 afterAll(async () => {
   await Promise.all(servers.map((server) => server.close()));

@@ -1,9 +1,12 @@
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXAMPLE_MANIFEST } from "../../src/ai/prompt.ts";
 import { toAiForm } from "../../src/ai/schema.ts";
+import { checkQueries } from "../../src/cli/queries.ts";
+import type { RawManifest } from "../../src/manifest/schema.ts";
+import { buildModel } from "../../src/model/build.ts";
 import { REPO, scratchDir } from "../helpers/generate.ts";
 import { runOnTerminal } from "../helpers/terminal.ts";
 import { startFakeOpenAI, type FakeOpenAI, type Reply } from "./fake-openai.ts";
@@ -14,13 +17,21 @@ import { startFakeOpenAI, type FakeOpenAI, type Reply } from "./fake-openai.ts";
 const TABLEGEN = [process.execPath, join(REPO, "bin/tablegen.js")];
 const ENTER = "\r";
 const DOWN = "\u001b[B";
-const VALID = toAiForm(EXAMPLE_MANIFEST);
-const WITH_TAGS = toAiForm({
+const TAGGED: RawManifest = {
   ...EXAMPLE_MANIFEST,
   tables: { ...EXAMPLE_MANIFEST.tables, tags: { fields: { label: { type: "TEXT", required: true, unique: true } } } },
-});
+};
+const VALID = toAiForm(EXAMPLE_MANIFEST);
+const WITH_TAGS = toAiForm(TAGGED);
 
 const servers: FakeOpenAI[] = [];
+
+// The drafts' queries checked once, in this process, before the commands below run side by side:
+// they find PostgreSQL's answers kept in the run's cache (src/cli/described-cache.ts), as a user's
+// later run does, instead of each starting a PGlite of its own (test/cli/ covers the checks).
+beforeAll(async () => {
+  await Promise.all([EXAMPLE_MANIFEST, TAGGED].map((manifest) => checkQueries(buildModel(manifest))));
+});
 
 afterAll(async () => {
   await Promise.all(servers.map((server) => server.close()));
