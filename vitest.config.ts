@@ -49,9 +49,12 @@ export default defineConfig({
     // Test files run side by side, in worker processes: most of their time is spent waiting on
     // child processes (the CLI, Prisma, generated servers) and databases, not on the CPU. Each file
     // uses its own scratch directories, databases and ports, and shares only the prepared examples
-    // and projects (test/helpers/once.ts), which are never written to once ready.
+    // and projects (test/helpers/once.ts), which are never written to once ready. Three workers keep
+    // two cores busy (bench/RESULTS.md, `npm test`): each more one loads and warms up the same modules
+    // again (the run's CPU 280–290 s with three, 295–306 s with four, 165–170 s against 170–178 s);
+    // two leave a core waiting.
     pool: "forks",
-    maxWorkers: 4,
+    maxWorkers: 3,
     // A worker runs one test file after another without starting afresh: the modules every file
     // loads (TypeScript, prettier, Fastify, the generator) are loaded once per worker, not per file.
     // Each file still gets its own scratch directories, databases, ports and servers.
