@@ -43,13 +43,10 @@ export function describedCache(version: string): DescribedCache | undefined {
   } catch {
     return undefined;
   }
-  const file = (schema: string, sql: string) =>
-    join(
-      dir,
-      `${createHash("sha256")
-        .update(JSON.stringify([FORMAT, version, schema, sql]))
-        .digest("hex")}.json`,
-    );
+  const file = (schema: string, sql: string) => {
+    const key = createHash("sha256").update(JSON.stringify([FORMAT, version, schema, sql]));
+    return join(dir, `${key.digest("hex")}.json`);
+  };
   return {
     get(schema, sql) {
       try {
@@ -68,7 +65,7 @@ export function describedCache(version: string): DescribedCache | undefined {
         prune(dir);
       } catch {
         // Only time is lost: the next check asks PostgreSQL again.
-        rmSync(partial, { force: true });
+        removeQuietly(partial);
       }
     },
   };
@@ -103,4 +100,13 @@ function prune(dir: string): void {
   }));
   dated.sort((a, b) => a.time - b.time);
   for (const { name } of dated.slice(0, names.length - KEPT / 2)) rmSync(join(dir, name), { force: true });
+}
+
+/** Removes a file if it can: what is left is the OS's to clean with its temporary directory. */
+function removeQuietly(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // Nothing more to do.
+  }
 }

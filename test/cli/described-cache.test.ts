@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { scratchDatabase } from "../../src/cli/database.ts";
@@ -74,6 +74,16 @@ describe("the kept answers of the query check", () => {
     writeFileSync(join(dir, kept!), '{"columns": [{"name": 1}]}');
     expect(await described("SELECT 1")).toEqual([{ name: "?column?", typeId: 23 }]);
     expect(JSON.parse(readFileSync(join(dir, kept!), "utf8"))).toEqual({ columns: [{ name: "?column?", typeId: 23 }] });
+  });
+
+  it("leave nothing half-written when an answer cannot be kept, and give the answer all the same", async () => {
+    describedCache(PGLITE)!.set(SCHEMA, "SELECT 3", { columns: [{ name: "kept", typeId: 16 }] });
+    const [entry] = entries();
+    // Where the answer would go, a folder that cannot be replaced: neither read nor written.
+    rmSync(join(dir, entry!));
+    mkdirSync(join(dir, entry!, "in-the-way"), { recursive: true });
+    expect(await described("SELECT 3")).toEqual([{ name: "?column?", typeId: 23 }]);
+    expect(readdirSync(dir)).toEqual([entry]);
   });
 
   it("are not kept when TABLEGEN_QUERY_CACHE is empty", async () => {
