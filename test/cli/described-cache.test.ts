@@ -3,14 +3,15 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { scratchDatabase } from "../../src/cli/database.ts";
 import { describedCache, QUERY_CACHE_VARIABLE } from "../../src/cli/described-cache.ts";
-import { scratchDir } from "../helpers/generate.ts";
+import { REPO, scratchDir } from "../helpers/generate.ts";
 
 // PostgreSQL's answers to the query check are kept between processes (src/cli/described-cache.ts):
 // the same tables and query are not asked of a PGlite again.
 
 const SCHEMA = 'CREATE TABLE "notes" ("id" SERIAL PRIMARY KEY, "title" TEXT NOT NULL);';
-const PGLITE = JSON.parse(readFileSync(join("node_modules", "@electric-sql", "pglite", "package.json"), "utf8"))
-  .version as string;
+const PGLITE = (
+  JSON.parse(readFileSync(join(REPO, "node_modules/@electric-sql/pglite/package.json"), "utf8")) as { version: string }
+).version;
 
 let dir: string;
 const before = process.env[QUERY_CACHE_VARIABLE];
