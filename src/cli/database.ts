@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
@@ -8,6 +8,7 @@ import Database from "better-sqlite3";
 import type { Database as DatabaseKind } from "../manifest/schema.ts";
 import type { DescribedColumn } from "../targets/target.ts";
 import { describedCache, type Described } from "./described-cache.ts";
+import { writeAtomically } from "./writer.ts";
 
 /** The file of a SQLite URL, relative paths taken from the server's directory (where it runs). */
 function sqlitePath(url: string, outDir: string): string {
@@ -281,10 +282,7 @@ async function emptyPostgres(): Promise<PGlite> {
   const db = await PGlite.create();
   try {
     // Not compressed: loading 28 MB of tar takes a third less CPU than ungzipping 4 MB of it first.
-    const dump = Buffer.from(await (await db.dumpDataDir("none")).arrayBuffer());
-    const partial = `${kept}.${process.pid}`;
-    writeFileSync(partial, dump);
-    renameSync(partial, kept);
+    writeAtomically(kept, Buffer.from(await (await db.dumpDataDir("none")).arrayBuffer()));
   } catch {
     // Only time is lost: the next check makes its database again.
   }

@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
-import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DescribedColumn } from "../targets/target.ts";
+import { writeAtomically } from "./writer.ts";
 
 // PostgreSQL's answers to the query check, kept between runs: a query's output columns, or the
 // message refusing it, depend only on PostgreSQL (PGlite's version), the tables and the query's SQL.
@@ -57,15 +58,11 @@ export function describedCache(version: string): DescribedCache | undefined {
       }
     },
     set(schema, sql, described) {
-      const path = file(schema, sql);
-      const partial = `${path}.${process.pid}`;
       try {
-        writeFileSync(partial, JSON.stringify(described), { mode: 0o600 });
-        renameSync(partial, path);
+        writeAtomically(file(schema, sql), JSON.stringify(described), 0o600);
         prune(dir);
       } catch {
         // Only time is lost: the next check asks PostgreSQL again.
-        removeQuietly(partial);
       }
     },
   };
@@ -100,13 +97,4 @@ function prune(dir: string): void {
   }));
   dated.sort((a, b) => a.time - b.time);
   for (const { name } of dated.slice(0, names.length - KEPT / 2)) rmSync(join(dir, name), { force: true });
-}
-
-/** Removes a file if it can: what is left is the OS's to clean with its temporary directory. */
-function removeQuietly(path: string): void {
-  try {
-    rmSync(path, { force: true });
-  } catch {
-    // Nothing more to do.
-  }
 }

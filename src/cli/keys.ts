@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { UserError } from "../errors.ts";
 import { keyLines, readKeys, withKey, withoutKey, type FileKey } from "../keys/env-file.ts";
@@ -16,6 +16,7 @@ import {
 } from "../runtime/api-keys.ts";
 import { readManifestFile } from "./host.ts";
 import { shownPath } from "./paths.ts";
+import { writeAtomically } from "./writer.ts";
 
 // `tablegen keys new | list | revoke`: the keys of the `.env` beside a manifest (which the generated
 // server reads at start). The functions return what they did, for the command's output and for
@@ -43,10 +44,7 @@ function readEnv(file: string): string {
  * mode; a new one is readable by its owner only.
  */
 function writeEnv(file: string, text: string): void {
-  const mode = existsSync(file) ? statSync(file).mode & 0o777 : 0o600;
-  const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, text, { mode });
-  renameSync(temporary, file);
+  writeAtomically(file, text, existsSync(file) ? statSync(file).mode & 0o777 : 0o600);
 }
 
 /** A key's scope, limit and expiry, as a line of output says them. */

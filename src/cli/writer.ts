@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync, rmSync, rmdirSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, renameSync, rmSync, rmdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { unifiedDiff } from "../tree/diff.ts";
 import { OWNED_FILES, parseOwnedListing, textHash, type FileTree } from "../tree/file-tree.ts";
@@ -157,5 +157,21 @@ function removeEmptyParents(root: string, dir: string): void {
     const full = join(root, current);
     if (!existsSync(full) || readdirSync(full).length > 0) return;
     rmdirSync(full);
+  }
+}
+
+/**
+ * Writes a file whole or not at all: a file beside it, then renamed over it, so that a reader (or
+ * another process writing it too) never sees it half-written. If the write fails, the file beside
+ * it is removed and the error thrown.
+ */
+export function writeAtomically(path: string, data: string | Uint8Array, mode?: number): void {
+  const temporary = `${path}.tablegen-${process.pid}.tmp`;
+  try {
+    writeFileSync(temporary, data, mode === undefined ? undefined : { mode });
+    renameSync(temporary, path);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
   }
 }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { appliedMigrations } from "../cli/database.ts";
@@ -29,6 +29,7 @@ import type {
 import type { Progress } from "./stream.ts";
 import { problemsAt, modelView, relationsView } from "./views.ts";
 import { Conflict, readManifestText, shown, type Project } from "./workspace.ts";
+import { writeAtomically } from "../cli/writer.ts";
 
 /**
  * What the studio does with a project's manifest and server, each through the function the CLI
@@ -184,12 +185,6 @@ export async function saveEdit(project: Project, edit: EditBody): Promise<void> 
   const text = editedManifestText(project.manifest, current, edit.manifest, edit.renames ?? []);
   await compiledAndChecked(fileOf(project), text);
   writeAtomically(project.manifest, text);
-}
-
-export function writeAtomically(path: string, text: string): void {
-  const temporary = `${path}.tablegen-${process.pid}.tmp`;
-  writeFileSync(temporary, text);
-  renameSync(temporary, path);
 }
 
 /** The Changes page: what generate --check finds, migrate's plan and risks, and what is not applied yet. */
