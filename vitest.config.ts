@@ -51,7 +51,7 @@ export default defineConfig({
     // uses its own scratch directories, databases and ports, and shares only the prepared examples
     // and projects (test/helpers/once.ts), which are never written to once ready. Three workers keep
     // two cores busy (bench/RESULTS.md, `npm test`): each more one loads and warms up the same modules
-    // again (the run's CPU 280–290 s with three, 295–306 s with four, 165–170 s against 170–178 s);
+    // again (with three the run took 165–170 s and 280–290 s of CPU, with four 170–178 s and 295–306 s);
     // two leave a core waiting.
     pool: "forks",
     maxWorkers: 3,

@@ -89,9 +89,9 @@ export function renderer(sources: Sources, database?: Database): Render {
   });
   const precompiled = currentPrecompiled(sources);
   const compile = (path: string): HandlebarsTemplateDelegate => {
-    if (!precompiled) return handlebars.compile(sourceOf(sources, path), compileOptions());
-    const code = precompiled[path];
-    if (code === undefined) throw new Error(`tablegen's templates have no ${path}`);
+    // A current build has code for every .hbs template: any other path is compiled (or refused) from its text.
+    const code = precompiled?.[path];
+    if (code === undefined) return handlebars.compile(sourceOf(sources, path), compileOptions());
     // The code Handlebars.precompile wrote at build time, made a function as Handlebars.compile makes its own.
     return handlebars.template(new Function(`return ${code.spec}`)() as TemplateSpecification);
   };

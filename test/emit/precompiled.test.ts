@@ -4,6 +4,7 @@ import { loadSources, readManifestFile } from "../../src/cli/host.ts";
 import { emitServer } from "../../src/emit/index.ts";
 import { README, readmeContext } from "../../src/emit/readme.ts";
 import { precompileTemplates, renderer, type Sources } from "../../src/emit/templates.ts";
+import type { TemplatePath } from "../../src/targets/target.ts";
 import { EXAMPLES, exampleTree } from "../helpers/generate.ts";
 
 // `npm run build` compiles the templates ahead of time (dist/templates.json, precompileTemplates);
@@ -45,6 +46,15 @@ describe("precompiled templates", () => {
     edited.set(README, `${templates.get(README)!}\nEdited since the build.\n`);
     const render = renderer({ ...fromTexts, templates: edited, precompiled }, model.database);
     expect(render(README, readmeContext(model))).toMatch(/Edited since the build\.\n$/);
+  });
+
+  it("leave a template tablegen does not have refused by name, as the texts do", () => {
+    const missing = "server/missing.hbs" as TemplatePath<object>;
+    for (const sources of [fromTexts, { ...fromTexts, precompiled }]) {
+      expect(() => renderer(sources, model.database)(missing, {})).toThrow(
+        "tablegen's templates have no server/missing.hbs",
+      );
+    }
   });
 
   it("are not used when another Handlebars compiled them", () => {
