@@ -6,9 +6,8 @@ import { SCHEMA_NAME } from "../../src/ai/generate.ts";
 import { EXAMPLE_MANIFEST, SYSTEM_PROMPT } from "../../src/ai/prompt.ts";
 import { AI_JSON_SCHEMA, toAiForm } from "../../src/ai/schema.ts";
 import { QUERY_CACHE_VARIABLE } from "../../src/cli/described-cache.ts";
-import { checkQueries } from "../../src/cli/queries.ts";
-import { buildModel } from "../../src/model/build.ts";
 import { REPO, scratchDir } from "../helpers/generate.ts";
+import { keepQueryAnswers } from "../helpers/query-answers.ts";
 import { startFakeOpenAI, type FakeOpenAI, type Reply } from "./fake-openai.ts";
 
 // `tablegen ai` and `tablegen init --ai` as a user runs them: the real CLI in a child process,
@@ -21,12 +20,8 @@ const NEXT = "Next: tablegen generate && tablegen migrate && cd server && npm in
 
 const servers: FakeOpenAI[] = [];
 
-// The draft's queries checked once, in this process, before the commands below run side by side:
-// they find PostgreSQL's answers kept in the run's cache (src/cli/described-cache.ts), as a user's
-// later run does, instead of each starting a PGlite of its own (test/cli/ covers the checks).
-beforeAll(async () => {
-  await checkQueries(buildModel(EXAMPLE_MANIFEST));
-});
+// The commands below run side by side: the draft's queries are checked once first.
+beforeAll(() => keepQueryAnswers(EXAMPLE_MANIFEST));
 
 afterAll(async () => {
   await Promise.all(servers.map((server) => server.close()));

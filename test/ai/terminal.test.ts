@@ -4,10 +4,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXAMPLE_MANIFEST } from "../../src/ai/prompt.ts";
 import { toAiForm } from "../../src/ai/schema.ts";
-import { checkQueries } from "../../src/cli/queries.ts";
 import type { RawManifest } from "../../src/manifest/schema.ts";
-import { buildModel } from "../../src/model/build.ts";
 import { REPO, scratchDir } from "../helpers/generate.ts";
+import { keepQueryAnswers } from "../helpers/query-answers.ts";
 import { runOnTerminal } from "../helpers/terminal.ts";
 import { startFakeOpenAI, type FakeOpenAI, type Reply } from "./fake-openai.ts";
 
@@ -26,12 +25,8 @@ const WITH_TAGS = toAiForm(TAGGED);
 
 const servers: FakeOpenAI[] = [];
 
-// The drafts' queries checked once, in this process, before the commands below run side by side:
-// they find PostgreSQL's answers kept in the run's cache (src/cli/described-cache.ts), as a user's
-// later run does, instead of each starting a PGlite of its own (test/cli/ covers the checks).
-beforeAll(async () => {
-  await Promise.all([EXAMPLE_MANIFEST, TAGGED].map((manifest) => checkQueries(buildModel(manifest))));
-});
+// The commands below run side by side: the drafts' queries are checked once first.
+beforeAll(() => keepQueryAnswers(EXAMPLE_MANIFEST, TAGGED));
 
 afterAll(async () => {
   await Promise.all(servers.map((server) => server.close()));
