@@ -30,17 +30,31 @@ export function loadSources(): Sources {
     dependencies: Record<string, string>;
     devDependencies: Record<string, string>;
   };
-  const precompiled = packagePath(PRECOMPILED);
+  const precompiled = readPrecompiled(packagePath(PRECOMPILED));
   sources = {
     templates: filesUnder(packagePath("templates")),
-    // Written by `npm run build`; the templates are compiled as they are read without it.
-    ...(existsSync(precompiled) && {
-      precompiled: JSON.parse(readFileSync(precompiled, "utf8")) as PrecompiledTemplates,
-    }),
+    ...(precompiled && { precompiled }),
     runtime: filesUnder(packagePath("src", "runtime")),
     packageVersions: { ...pkg.devDependencies, ...pkg.dependencies },
   };
   return sources;
+}
+
+/**
+ * The templates `npm run build` compiled, if its file is there and whole: without it (no build, or a
+ * build cut short) the templates are compiled as they are read.
+ */
+export function readPrecompiled(file: string): PrecompiledTemplates | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    const read = JSON.parse(readFileSync(file, "utf8")) as Partial<PrecompiledTemplates> | null;
+    if (typeof read?.handlebars === "string" && typeof read.templates === "object" && read.templates !== null) {
+      return read as PrecompiledTemplates;
+    }
+  } catch {
+    // Not JSON: as if there were none.
+  }
+  return undefined;
 }
 
 function filesUnder(dir: string): Map<string, string> {

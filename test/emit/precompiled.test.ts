@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadSources, readManifestFile } from "../../src/cli/host.ts";
+import { loadSources, readManifestFile, readPrecompiled } from "../../src/cli/host.ts";
 import { emitServer } from "../../src/emit/index.ts";
 import { README, readmeContext } from "../../src/emit/readme.ts";
 import { precompileTemplates, renderer, type Sources } from "../../src/emit/templates.ts";
@@ -54,6 +56,23 @@ describe("precompiled templates", () => {
       expect(() => renderer(sources, model.database)(missing, {})).toThrow(
         "tablegen's templates have no server/missing.hbs",
       );
+    }
+  });
+
+  it("are read from the build's file only when it is whole: a missing, cut-short or other file is none", () => {
+    const dir = mkdtempSync(join(tmpdir(), "tablegen-precompiled-"));
+    try {
+      const file = join(dir, "templates.json");
+      expect(readPrecompiled(file)).toBeUndefined();
+      const text = JSON.stringify(precompiled);
+      for (const other of [text.slice(0, text.length / 2), "null", '{"templates": {}}']) {
+        writeFileSync(file, other);
+        expect(readPrecompiled(file)).toBeUndefined();
+      }
+      writeFileSync(file, text);
+      expect(readPrecompiled(file)).toEqual(precompiled);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
