@@ -7,6 +7,7 @@ import { brokenVersions } from "../cli/guard.ts";
 import { checkedModel, compileManifestText, existingMigrations, latestSnapshot } from "../cli/host.ts";
 import { compareOutput, generate } from "../cli/generate.ts";
 import { dataLossRefusal, migrate, previewMigration } from "../cli/migrate.ts";
+import { writeAtomically } from "../cli/writer.ts";
 import { UserError } from "../errors.ts";
 import { editedManifestText } from "../manifest/edit.ts";
 import { parseManifest } from "../manifest/load.ts";
@@ -29,7 +30,6 @@ import type {
 import type { Progress } from "./stream.ts";
 import { problemsAt, modelView, relationsView } from "./views.ts";
 import { Conflict, readManifestText, shown, type Project } from "./workspace.ts";
-import { writeAtomically } from "../cli/writer.ts";
 
 /**
  * What the studio does with a project's manifest and server, each through the function the CLI
