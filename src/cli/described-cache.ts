@@ -24,7 +24,7 @@ export interface DescribedCache {
 export const QUERY_CACHE_VARIABLE = "TABLEGEN_QUERY_CACHE";
 /** Bumped when what an answer holds changes: answers kept by an earlier tablegen are then not read. */
 const FORMAT = 1;
-/** Past this many answers, the older half is removed. */
+/** Past this many answers, the older half is removed (by the next check that keeps an answer). */
 const KEPT = 1000;
 
 /**
@@ -48,6 +48,8 @@ export function describedCache(version: string): DescribedCache | undefined {
     const key = createHash("sha256").update(JSON.stringify([FORMAT, version, schema, sql]));
     return join(dir, `${key.digest("hex")}.json`);
   };
+  // The folder is looked over once per check, at its first new answer, not at each one.
+  let pruned = false;
   return {
     get(schema, sql) {
       try {
@@ -60,7 +62,8 @@ export function describedCache(version: string): DescribedCache | undefined {
     set(schema, sql, described) {
       try {
         writeAtomically(file(schema, sql), JSON.stringify(described), 0o600);
-        prune(dir);
+        if (!pruned) prune(dir);
+        pruned = true;
       } catch {
         // Only time is lost: the next check asks PostgreSQL again.
       }
