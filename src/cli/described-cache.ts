@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { z } from "zod";
 import type { DescribedColumn } from "../targets/target.ts";
 import { writeAtomically } from "./writer.ts";
 
@@ -53,8 +54,7 @@ export function describedCache(version: string): DescribedCache | undefined {
   return {
     get(schema, sql) {
       try {
-        const kept: unknown = JSON.parse(readFileSync(file(schema, sql), "utf8"));
-        return isDescribed(kept) ? kept : undefined;
+        return KEPT_ANSWER.safeParse(JSON.parse(readFileSync(file(schema, sql), "utf8"))).data;
       } catch {
         return undefined;
       }
@@ -71,24 +71,20 @@ export function describedCache(version: string): DescribedCache | undefined {
   };
 }
 
-/** Whether a kept file holds an answer as `set` writes it. */
-function isDescribed(value: unknown): value is Described {
-  if (typeof value !== "object" || value === null) return false;
-  const { columns, error } = value as { columns?: unknown; error?: unknown };
-  if (typeof error === "string") return columns === undefined;
-  return (
-    Array.isArray(columns) &&
-    columns.every(
-      (column: Partial<Record<keyof DescribedColumn, unknown>>) =>
-        typeof column === "object" &&
-        column !== null &&
-        typeof column.name === "string" &&
-        (column.typeId === undefined || typeof column.typeId === "number") &&
-        (column.table == null || typeof column.table === "string") &&
-        (column.column == null || typeof column.column === "string"),
-    )
-  );
-}
+/** An answer as `set` writes it: a kept file of any other shape is asked again. */
+const KEPT_ANSWER = z.union([
+  z.strictObject({
+    columns: z.array(
+      z.object({
+        name: z.string(),
+        typeId: z.number().optional(),
+        table: z.string().nullish(),
+        column: z.string().nullish(),
+      }),
+    ),
+  }),
+  z.strictObject({ error: z.string() }),
+]);
 
 /** Removes the older half of the answers once there are more than KEPT. */
 function prune(dir: string): void {
