@@ -1,13 +1,12 @@
-import { describe, expect, it } from "vitest";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { describe, expect, it } from "vitest";
 import { loadSources, readManifestFile, readPrecompiled } from "../../src/cli/host.ts";
 import { emitServer } from "../../src/emit/index.ts";
 import { README, readmeContext } from "../../src/emit/readme.ts";
 import { precompileTemplates, renderer, type Sources } from "../../src/emit/templates.ts";
 import type { TemplatePath } from "../../src/targets/target.ts";
-import { EXAMPLES, exampleTree } from "../helpers/generate.ts";
+import { EXAMPLES, exampleTree, scratchDir } from "../helpers/generate.ts";
 
 // `npm run build` compiles the templates ahead of time (dist/templates.json, precompileTemplates);
 // the renderer uses that code while every template's text is the one it was compiled from.
@@ -59,21 +58,16 @@ describe("precompiled templates", () => {
     }
   });
 
-  it("are read from the build's file only when it is whole: a missing, cut-short or other file is none", () => {
-    const dir = mkdtempSync(join(tmpdir(), "tablegen-precompiled-"));
-    try {
-      const file = join(dir, "templates.json");
+  it("are read from the build's file only when it is whole: a missing, cut-short or other file is none", async () => {
+    const file = join(await scratchDir("precompiled"), "templates.json");
+    expect(readPrecompiled(file)).toBeUndefined();
+    const text = JSON.stringify(precompiled);
+    for (const other of [text.slice(0, text.length / 2), "null", '{"templates": {}}']) {
+      writeFileSync(file, other);
       expect(readPrecompiled(file)).toBeUndefined();
-      const text = JSON.stringify(precompiled);
-      for (const other of [text.slice(0, text.length / 2), "null", '{"templates": {}}']) {
-        writeFileSync(file, other);
-        expect(readPrecompiled(file)).toBeUndefined();
-      }
-      writeFileSync(file, text);
-      expect(readPrecompiled(file)).toEqual(precompiled);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
     }
+    writeFileSync(file, text);
+    expect(readPrecompiled(file)).toEqual(precompiled);
   });
 
   it("are not used when another Handlebars compiled them", () => {
