@@ -34,37 +34,38 @@ async function serve(replies: Reply[]): Promise<FakeOpenAI> {
 }
 
 /**
- * Runs the CLI with only the environment given (no OPENAI_* or TABLEGEN_* variables of the
- * machine running the tests, but the run's own cache of query checks), its standard input not a terminal.
+ * The variables of the test's own environment a command gets: PATH, HOME, TMPDIR, and the run's
+ * own cache of query checks (no OPENAI_* or other TABLEGEN_* variables of the machine running the tests).
  */
-function tablegen(cwd: string, args: string[], env: Record<string, string> = {}) {
-  const base = Object.fromEntries(
+function passedOn(): Record<string, string> {
+  return Object.fromEntries(
     ["PATH", "HOME", "TMPDIR", QUERY_CACHE_VARIABLE].flatMap((name) =>
       process.env[name] ? [[name, process.env[name]!]] : [],
     ),
   );
+}
+
+/**
+ * Runs the CLI with only the environment given (and passedOn's), its standard input not a terminal.
+ */
+function tablegen(cwd: string, args: string[], env: Record<string, string> = {}) {
   return execa(process.execPath, [join(REPO, "bin/tablegen.js"), ...args], {
     cwd,
-    env: { ...base, NO_COLOR: "1", ...env },
+    env: { ...passedOn(), NO_COLOR: "1", ...env },
     extendEnv: false,
     reject: false,
     stdin: "ignore",
   });
 }
 
-/** Runs the CLI as `npx tablegen` in a project that has it installed, with only the environment given. */
+/** Runs the CLI as `npx tablegen` in a project that has it installed, with only the environment given (and passedOn's). */
 async function npxTablegen(cwd: string, args: string[], env: Record<string, string>) {
   await mkdir(join(cwd, "node_modules", ".bin"), { recursive: true });
   await writeFile(join(cwd, "package.json"), '{ "name": "npx-project", "private": true }\n');
   await symlink(join(REPO, "bin", "tablegen.js"), join(cwd, "node_modules", ".bin", "tablegen"));
-  const base = Object.fromEntries(
-    ["PATH", "HOME", "TMPDIR", QUERY_CACHE_VARIABLE].flatMap((name) =>
-      process.env[name] ? [[name, process.env[name]!]] : [],
-    ),
-  );
   return execa("npx", ["tablegen", ...args], {
     cwd,
-    env: { ...base, NO_COLOR: "1", npm_config_update_notifier: "false", ...env },
+    env: { ...passedOn(), NO_COLOR: "1", npm_config_update_notifier: "false", ...env },
     extendEnv: false,
     reject: false,
     stdin: "ignore",
